@@ -1,0 +1,49 @@
+# One entry point for users and CI. `make demo` and `make test` work on a fresh clone: both create the
+# virtualenv on first use.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed
+MODEL_DIR ?= runs/dqn_cartpole
+
+.PHONY: install demo test test-slow check lint format typecheck clean
+
+install: $(STAMP)
+
+# torch==2.13.0 first (the CPU wheel on disk), then everything else constrained to it: an unpinned torch
+# would pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) examples/dqn_cartpole.py --train --model-dir $(MODEL_DIR)
+	$(PY) examples/dqn_cartpole.py --eval --model-dir $(MODEL_DIR)
+
+# The default suite: type check, then every test not marked slow.
+test: $(STAMP)
+	$(PY) -m mypy border_py tests examples
+	$(PY) -m pytest -q
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -m slow
+
+lint: $(STAMP)
+	$(PY) -m ruff format --check border_py tests examples
+	$(PY) -m ruff check border_py tests examples
+
+format: $(STAMP)
+	$(PY) -m ruff format border_py tests examples
+	$(PY) -m ruff check --fix border_py tests examples
+
+typecheck: $(STAMP)
+	$(PY) -m mypy border_py tests examples
+
+check: lint test
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache runs

@@ -1,0 +1,23 @@
+"""Builder protocols: what the trainer needs from a component's config."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from border_py.base.typevars import T_co
+
+
+class SeededBuilder(Protocol[T_co]):
+    """A config that builds a seeded component (an env, a replay buffer)."""
+
+    def build(self, seed: int) -> T_co:
+        """Builds the component; the same seed gives the same random stream."""
+        ...
+
+
+class Builder(Protocol[T_co]):
+    """A config that builds a component with no randomness of its own (a step processor)."""
+
+    def build(self) -> T_co:
+        """Builds the component."""
+        ...

@@ -1,0 +1,37 @@
+"""``Recorder``: where records go."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from border_py.record import Record
+
+
+class Recorder(Protocol):
+    """Writes records at a step (the trainer's step axis is ``opt_steps``)::
+
+        recorder.store(agent_record)         # every opt step
+        if opt_steps % record_interval == 0:
+            recorder.flush(opt_steps)        # aggregate what was stored, then write it
+        ...
+        recorder.close()                     # flushes what is still stored
+
+    A recorder never drops what was stored: ``flush`` and ``close`` write everything stored since the last
+    flush (see :func:`border_py.record.aggregate`).
+    """
+
+    def write(self, record: Record, step: int) -> None:
+        """Writes ``record`` at ``step`` now, without aggregation."""
+        ...
+
+    def store(self, record: Record) -> None:
+        """Keeps ``record`` until the next flush."""
+        ...
+
+    def flush(self, step: int) -> None:
+        """Aggregates the stored records and writes the result at ``step``; a no-op when nothing is stored."""
+        ...
+
+    def close(self) -> None:
+        """Flushes what is still stored (at the last step flushed or written) and releases resources."""
+        ...

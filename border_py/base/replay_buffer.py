@@ -1,0 +1,51 @@
+"""The two sides of a replay buffer: ``ExperienceBuffer`` (push) and ``ReplayBuffer`` (sample)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from border_py.base.typevars import B_co, I_contra
+
+
+class ExperienceBuffer(Protocol[I_contra]):
+    """The push side, fed by the sampler::
+
+    item = step_processor.process(step)
+    buffer.push(item)
+    """
+
+    def push(self, item: I_contra) -> None:
+        """Stores one item (the oldest is dropped when the buffer is full)."""
+        ...
+
+    def __len__(self) -> int:
+        """The number of items stored."""
+        ...
+
+
+class ReplayBuffer(Protocol[B_co]):
+    """The sample side, read by an agent inside ``opt``::
+
+    batch = buffer.batch(batch_size)
+    td_errors = ...
+    buffer.update_priority(batch.ix_sample, td_errors)
+    """
+
+    def batch(self, size: int) -> B_co:
+        """Samples ``size`` items into one batch."""
+        ...
+
+    def update_priority(self, indices: npt.NDArray[np.int64], td_errors: npt.NDArray[np.float32]) -> None:
+        """Updates the priorities of sampled items (a no-op for uniform sampling)."""
+        ...
+
+    def __len__(self) -> int:
+        """The number of items stored."""
+        ...
+
+
+class TrainingBuffer(ExperienceBuffer[I_contra], ReplayBuffer[B_co], Protocol[I_contra, B_co]):
+    """A buffer the trainer pushes items ``I`` into and an agent samples batches ``B`` from."""

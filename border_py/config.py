@@ -1,0 +1,124 @@
+"""Loading and saving configs as YAML.
+
+Every configurable component has a frozen, keyword-only attrs ``Config`` beside it, validated on
+construction. This module turns any such config (nested ones included) into plain data and back, with
+`cattrs <https://catt.rs>`_ doing the structuring: unknown keys are rejected, and every error names the file
+and the field.
+
+Example:
+    >>> import attrs
+    >>> @attrs.frozen(kw_only=True)
+    ... class C:
+    ...     lr: float = attrs.field(default=1e-3, validator=attrs.validators.gt(0.0))
+    >>> from_dict(C, {"lr": 0.1})
+    C(lr=0.1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import cattrs
+import yaml
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
+T = TypeVar("T")
+
+_converter = cattrs.Converter(forbid_extra_keys=True)
+
+
+def _structure_int(value: object, _: type[int]) -> int:
+    # cattrs would call int(): 64.5 -> 64 and True -> 1 silently. A config value is taken as written or
+    # refused.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
+
+
+def _structure_float(value: object, _: type[float]) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {value!r}")
+    return float(value)
+
+
+def _structure_bool(value: object, _: type[bool]) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    return value
+
+
+_converter.register_structure_hook(int, _structure_int)
+_converter.register_structure_hook(float, _structure_float)
+_converter.register_structure_hook(bool, _structure_bool)
+
+
+class ConfigError(ValueError):
+    """A config could not be built from its data; the message names the source, the field and the value."""
+
+
+def _format_exception(exc: BaseException, type_: type[Any] | None) -> str:
+    if isinstance(exc, ForbiddenExtraKeysError):
+        return f"unknown keys {sorted(exc.extra_fields)}"
+    if isinstance(exc, KeyError):
+        return f"missing required field {exc}"
+    if isinstance(exc, ValueError | TypeError) and type_ is None:
+        return str(exc)  # a validator's message, which names the field and the value
+    expected = getattr(type_, "__name__", repr(type_))
+    return f"invalid value for type, expected {expected} ({exc})"
+
+
+def from_dict(cls: type[T], data: Mapping[str, Any], source: str = "config") -> T:
+    """Builds a config of type ``cls`` from plain data.
+
+    Args:
+        cls: the attrs config class.
+        data: the data, e.g. parsed YAML.
+        source: a name for error messages (a file name).
+
+    Returns:
+        The validated config.
+
+    Raises:
+        ConfigError: an unknown key, a missing field, a value of the wrong type or a value a validator
+            rejects; the message names ``source`` and the field path.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: expected a mapping of fields, got {type(data).__name__}")
+    try:
+        return _converter.structure(dict(data), cls)
+    except (ClassValidationError, IterableValidationError) as exc:
+        messages = cattrs.transform_error(exc, path=source, format_exception=_format_exception)
+        raise ConfigError("; ".join(messages)) from exc
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+
+
+def to_dict(config: object) -> dict[str, Any]:
+    """Returns ``config`` as plain data (dicts, lists, scalars) that :func:`from_dict` reads back."""
+    data = _converter.unstructure(config)
+    if not isinstance(data, dict):
+        raise TypeError(f"{type(config).__name__} is not an attrs config")
+    return data
+
+
+def save_yaml(config: object, path: Path | str) -> None:
+    """Writes ``config`` to ``path`` as YAML."""
+    Path(path).write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+
+
+def load_yaml(cls: type[T], path: Path | str) -> T:
+    """Reads a config of type ``cls`` from the YAML file ``path``.
+
+    Raises:
+        ConfigError: the file is not valid YAML or does not describe a valid ``cls``; the message names the
+            file and the field.
+        FileNotFoundError: there is no such file.
+    """
+    text = Path(path).read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    return from_dict(cls, {} if data is None else data, source=str(path))

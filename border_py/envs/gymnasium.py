@@ -1,0 +1,168 @@
+"""``GymEnv``: a Gymnasium env behind the :class:`~border_py.base.Env` protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+
+from border_py.base.step import Step
+from border_py.record import Record
+
+Obs = npt.NDArray[np.float32]
+"""Observations: float32 arrays."""
+Act = npt.NDArray[Any]
+"""Actions: an int64 array of shape ``()`` for a Discrete space, a float32 array for a Box space."""
+
+
+@attrs.frozen(kw_only=True)
+class GymEnvConfig:
+    """Config of :class:`GymEnv`.
+
+    Example:
+        >>> env = GymEnvConfig(name="CartPole-v1").build(seed=0)
+        >>> env.reset().dtype
+        dtype('float32')
+    """
+
+    name: str = attrs.field(validator=attrs.validators.min_len(1))
+    """The Gymnasium id, e.g. ``CartPole-v1``."""
+    max_episode_steps: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
+    )
+    """In env steps: truncate episodes after this many; ``None`` keeps the env's registered limit."""
+    kwargs: dict[str, Any] = attrs.field(factory=dict)
+    """Extra keyword arguments of ``gymnasium.make``."""
+
+    def build(self, seed: int) -> GymEnv:
+        """Makes the env; its first ``reset`` and its action space are seeded with ``seed``."""
+        return GymEnv(self, seed)
+
+
+class GymEnv:
+    """Adapts ``gymnasium.make(config.name)``: float32 observations, terminated and truncated kept apart,
+    automatic reset at an episode end, and records of each episode's return and length.
+
+    Raises ``ValueError`` on an observation or reward that is NaN or infinite (naming the env step), and on
+    an action outside the action space.
+
+    Args:
+        config: which env and how.
+        seed: seeds the first reset and the action space.
+    """
+
+    def __init__(self, config: GymEnvConfig, seed: int) -> None:
+        self.config = config
+        self.seed = seed
+        self.env: gym.Env[Any, Any] = gym.make(
+            config.name, max_episode_steps=config.max_episode_steps, **config.kwargs
+        )
+        if not isinstance(self.env.observation_space, gym.spaces.Box):
+            raise TypeError(
+                f"{config.name}: only Box observation spaces are supported, got {self.env.observation_space}"
+            )
+        self.action_space = self.env.action_space
+        if not isinstance(self.action_space, gym.spaces.Discrete | gym.spaces.Box):
+            raise TypeError(
+                f"{config.name}: only Discrete and Box action spaces are supported, got {self.action_space}"
+            )
+        self.action_space.seed(seed)
+        self._seeded = False
+        self._env_steps = 0
+        self._episode_return = 0.0
+        self._episode_length = 0
+
+    @property
+    def n_actions(self) -> int:
+        """The number of actions of a Discrete space.
+
+        Raises:
+            TypeError: the action space is not Discrete.
+        """
+        if not isinstance(self.action_space, gym.spaces.Discrete):
+            raise TypeError(f"{self.config.name} has a {type(self.action_space).__name__} action space")
+        return int(self.action_space.n)
+
+    @property
+    def obs_dim(self) -> int:
+        """The number of observation components (the product of the observation shape)."""
+        shape = self.env.observation_space.shape
+        assert shape is not None  # a Box space always has a shape
+        return int(np.prod(shape))
+
+    def _obs(self, obs: Any) -> Obs:
+        out = np.asarray(obs, dtype=np.float32)
+        if not np.all(np.isfinite(out)):
+            raise ValueError(
+                f"{self.config.name}: observation at env step {self._env_steps} is not finite: {out}"
+            )
+        return out
+
+    def _reset(self, seed: int | None) -> Obs:
+        obs, _ = self.env.reset(seed=seed)
+        self._episode_return, self._episode_length = 0.0, 0
+        return self._obs(obs)
+
+    def reset(self) -> Obs:
+        """Starts an episode; the first call is seeded with the build seed, later ones continue its RNG."""
+        seed = None if self._seeded else self.seed
+        self._seeded = True
+        return self._reset(seed)
+
+    def reset_with_index(self, ix: int) -> Obs:
+        """Starts evaluation episode ``ix`` by resetting with seed ``ix``: the same episode every time."""
+        self._seeded = True
+        return self._reset(ix)
+
+    def _check_act(self, act: Act) -> Any:
+        space = self.action_space
+        if isinstance(space, gym.spaces.Discrete):
+            a = int(act)
+            if not space.start <= a < space.start + space.n:
+                raise ValueError(f"{self.config.name}: action {a} outside Discrete({space.n})")
+            return a
+        assert isinstance(space, gym.spaces.Box)
+        a_box = np.asarray(act, dtype=space.dtype)
+        if a_box.shape != space.shape:
+            raise ValueError(
+                f"{self.config.name}: action shape {a_box.shape} != action space shape {space.shape}"
+            )
+        if not (np.all(a_box >= space.low) and np.all(a_box <= space.high)):
+            raise ValueError(f"{self.config.name}: action {a_box} outside [{space.low}, {space.high}]")
+        return a_box
+
+    def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
+        """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
+        obs, reward, terminated, truncated, info = self.env.step(self._check_act(act))
+        self._env_steps += 1
+        reward = float(reward)
+        if not np.isfinite(reward):
+            raise ValueError(
+                f"{self.config.name}: reward at env step {self._env_steps} is not finite: {reward}"
+            )
+        self._episode_return += reward
+        self._episode_length += 1
+        record = Record()
+        init_obs = None
+        if terminated or truncated:
+            record = Record(
+                {"env/episode_return": self._episode_return, "env/episode_length": self._episode_length}
+            )
+            init_obs = self._reset(None)
+        step = Step(
+            act=act,
+            obs=self._obs(obs),
+            reward=reward,
+            is_terminated=bool(terminated),
+            is_truncated=bool(truncated),
+            info=info,
+            init_obs=init_obs,
+        )
+        return step, record
+
+    def close(self) -> None:
+        """Closes the Gymnasium env."""
+        self.env.close()

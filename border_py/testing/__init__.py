@@ -1,0 +1,29 @@
+"""Fakes of every role, shipped with the package so tests and docs can drive the trainer exactly."""
+
+from border_py.testing.fakes import (
+    ConstantPolicy,
+    CountingEnv,
+    CountingEnvConfig,
+    FakeAgent,
+    FakeItem,
+    ListBuffer,
+    ListBufferConfig,
+    RecordingStepProcessor,
+    RecordingStepProcessorConfig,
+    ScriptedEvaluator,
+    count_dirs,
+)
+
+__all__ = [
+    "ConstantPolicy",
+    "CountingEnv",
+    "CountingEnvConfig",
+    "FakeAgent",
+    "FakeItem",
+    "ListBuffer",
+    "ListBufferConfig",
+    "RecordingStepProcessor",
+    "RecordingStepProcessorConfig",
+    "ScriptedEvaluator",
+    "count_dirs",
+]
