@@ -63,10 +63,10 @@ def _format_exception(exc: BaseException, type_: type[Any] | None) -> str:
         return f"unknown keys {sorted(exc.extra_fields)}"
     if isinstance(exc, KeyError):
         return f"missing required field {exc}"
-    if isinstance(exc, ValueError | TypeError) and type_ is None:
-        return str(exc)  # a validator's message, which names the field and the value
-    expected = getattr(type_, "__name__", repr(type_))
-    return f"invalid value for type, expected {expected} ({exc})"
+    if isinstance(exc, ValueError | TypeError):
+        # A validator's message names the field and the value; the scalar hooks' says what was expected.
+        return str(exc)
+    return f"invalid value for {getattr(type_, '__name__', repr(type_))}: {exc!r}"
 
 
 def from_dict(cls: type[T], data: Mapping[str, Any], source: str = "config") -> T:

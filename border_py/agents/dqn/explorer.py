@@ -1,0 +1,65 @@
+"""Exploration strategies for discrete actions, seeded with their own RNG."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from border_py.agents.dqn.config import EpsilonGreedyConfig, SoftmaxConfig
+
+
+class EpsilonGreedy:
+    """Random action with probability epsilon, else greedy; epsilon follows a linear schedule in env steps.
+
+    Example:
+        >>> e = EpsilonGreedy(EpsilonGreedyConfig(eps_start=1.0, eps_final=0.0, final_step=10), seed=0)
+        >>> e.epsilon()
+        1.0
+    """
+
+    def __init__(self, config: EpsilonGreedyConfig, seed: int) -> None:
+        self.config = config
+        self.n_steps = 0
+        self._rng = np.random.default_rng(seed)
+
+    def epsilon(self) -> float:
+        """Epsilon at the current env step."""
+        c = self.config
+        if self.n_steps >= c.final_step:
+            return c.eps_final
+        return c.eps_start + (c.eps_final - c.eps_start) * self.n_steps / c.final_step
+
+    def action(self, n_actions: int, q_values: Callable[[], torch.Tensor]) -> int:
+        """Returns an action and counts one env step; ``q_values`` is called only for a greedy action."""
+        eps = self.epsilon()
+        self.n_steps += 1
+        if self._rng.random() < eps:
+            return int(self._rng.integers(n_actions))
+        return int(q_values().argmax())
+
+
+class Softmax:
+    """Samples an action with probability ``softmax(q / temperature)``."""
+
+    def __init__(self, config: SoftmaxConfig, seed: int) -> None:
+        self.config = config
+        self.n_steps = 0
+        self._rng = np.random.default_rng(seed)
+
+    def action(self, n_actions: int, q_values: Callable[[], torch.Tensor]) -> int:
+        """Returns a sampled action and counts one env step."""
+        self.n_steps += 1
+        probs = torch.softmax(q_values().reshape(-1).double() / self.config.temperature, dim=0).numpy()
+        return int(self._rng.choice(n_actions, p=probs / probs.sum()))
+
+
+Explorer = EpsilonGreedy | Softmax
+
+
+def build_explorer(config: EpsilonGreedyConfig | SoftmaxConfig, seed: int) -> Explorer:
+    """Builds the explorer ``config`` describes."""
+    if isinstance(config, EpsilonGreedyConfig):
+        return EpsilonGreedy(config, seed)
+    return Softmax(config, seed)

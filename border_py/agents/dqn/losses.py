@@ -1,0 +1,57 @@
+"""DQN's loss math as pure functions of tensors."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import torch
+import torch.nn.functional as F
+
+
+def td_target(
+    reward: torch.Tensor, is_terminated: torch.Tensor, next_value: torch.Tensor, gamma: float
+) -> torch.Tensor:
+    """The one-step TD target ``r + gamma * (1 - terminated) * V(s')``.
+
+    Bootstraps through truncation, not termination: a time-limit cut is not a terminal state, so its
+    ``next_value`` (from the final observation of the episode) counts.
+
+    Example:
+        >>> td_target(torch.tensor([1.0, 1.0]), torch.tensor([0.0, 1.0]), torch.tensor([2.0, 2.0]), 0.5)
+        tensor([2., 1.])
+    """
+    return reward + gamma * (1.0 - is_terminated) * next_value
+
+
+def next_state_value(q_next_target: torch.Tensor, q_next_online: torch.Tensor | None = None) -> torch.Tensor:
+    """The value of the next state: ``max_a Q_target(s', a)``.
+
+    With ``q_next_online`` (double DQN): ``Q_target(s', argmax_a Q_online(s', a))``.
+    """
+    if q_next_online is None:
+        return q_next_target.max(dim=1).values
+    best = q_next_online.argmax(dim=1, keepdim=True)
+    return q_next_target.gather(1, best).squeeze(1)
+
+
+def td_loss(
+    q_taken: torch.Tensor,
+    target: torch.Tensor,
+    kind: Literal["mse", "huber"],
+    weight: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """The mean (importance-weighted when ``weight`` is given) TD loss.
+
+    ``mse`` is ``(q - target)^2`` (no 1/2); ``huber`` is smooth L1 with delta 1.
+
+    Example:
+        >>> td_loss(torch.tensor([0.0, 0.0]), torch.tensor([0.5, 3.0]), "huber")
+        tensor(1.3125)
+    """
+    if kind == "mse":
+        per_item = F.mse_loss(q_taken, target, reduction="none")
+    else:
+        per_item = F.smooth_l1_loss(q_taken, target, reduction="none", beta=1.0)
+    if weight is not None:
+        per_item = per_item * weight
+    return per_item.mean()

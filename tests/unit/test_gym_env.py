@@ -1,0 +1,98 @@
+"""GymEnv: the Gymnasium adapter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from border_py import GymEnvConfig
+
+
+def test_cartpole_float32_obs_and_seeded_first_reset() -> None:
+    a = GymEnvConfig(name="CartPole-v1").build(seed=3)
+    b = GymEnvConfig(name="CartPole-v1").build(seed=3)
+    obs = a.reset()
+    assert obs.dtype == np.float32
+    assert obs.shape == (4,)
+    assert np.array_equal(obs, b.reset())
+    assert a.obs_dim == 4
+    assert a.n_actions == 2
+
+
+def test_reset_with_index_gives_the_same_episode_start() -> None:
+    env = GymEnvConfig(name="CartPole-v1").build(seed=0)
+    first = env.reset_with_index(5)
+    env.reset_with_index(6)
+    assert np.array_equal(env.reset_with_index(5), first)
+
+
+def test_truncation_at_time_limit_records_the_episode_and_resets() -> None:
+    env = GymEnvConfig(name="Pendulum-v1", max_episode_steps=3).build(seed=0)
+    env.reset()
+    steps = [env.step(np.zeros(1, np.float32)) for _ in range(3)]
+    last, record = steps[-1]
+    assert [s.is_truncated for s, _ in steps] == [False, False, True]
+    assert not any(s.is_terminated for s, _ in steps)
+    assert last.init_obs is not None
+    assert not np.array_equal(last.init_obs, last.obs)
+    assert record["env/episode_length"] == 3.0
+    assert record["env/episode_return"] == pytest.approx(sum(s.reward for s, _ in steps))
+    assert not steps[0][1]
+
+
+def test_termination_is_kept_apart_from_truncation() -> None:
+    env = GymEnvConfig(name="CartPole-v1").build(seed=0)
+    env.reset()
+    while True:
+        step, _ = env.step(np.array(0))
+        if step.is_terminated or step.is_truncated:
+            break
+    assert step.is_terminated
+    assert not step.is_truncated
+    assert step.init_obs is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "act"), [("CartPole-v1", np.array(2)), ("Pendulum-v1", np.array([3.0], np.float32))]
+)
+def test_action_outside_the_space_is_refused(name: str, act: np.ndarray) -> None:
+    env = GymEnvConfig(name=name).build(seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="outside"):
+        env.step(act)
+
+
+class _NanEnv(gym.Env[np.ndarray, int]):
+    """Its second observation component is NaN after the first step."""
+
+    def __init__(self) -> None:
+        self.observation_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        self.action_space = gym.spaces.Discrete(2)  # type: ignore[assignment]  # gymnasium types it Space[int]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        return np.zeros(2, np.float32), {}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        return np.array([0.0, np.nan], np.float32), 0.0, False, False, {}
+
+
+def test_nan_observation_names_the_env_step() -> None:
+    gym.register(id="BorderPyNanTest-v0", entry_point=lambda **_: _NanEnv(), disable_env_checker=True)
+    try:
+        env = GymEnvConfig(name="BorderPyNanTest-v0").build(seed=0)
+        env.reset()
+        with pytest.raises(ValueError, match="observation at env step 1 is not finite"):
+            env.step(np.array(0))
+    finally:
+        del gym.registry["BorderPyNanTest-v0"]
+
+
+def test_non_box_observation_space_is_refused() -> None:
+    with pytest.raises(TypeError, match="Box observation"):
+        GymEnvConfig(name="FrozenLake-v1").build(seed=0)

@@ -1,0 +1,51 @@
+"""Recorders: aggregation on flush, nothing lost on close, TensorBoard files readable."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from border_py import BufferedRecorder, Record, TensorboardRecorder
+
+
+def test_buffered_flush_aggregates_and_close_writes_the_rest() -> None:
+    r = BufferedRecorder()
+    r.store(Record({"loss": 1.0}))
+    r.store(Record({"loss": 3.0}))
+    r.flush(10)
+    r.store(Record({"loss": 7.0}))
+    r.close()
+    assert r.scalars("loss") == [(10, 2.0), (10, 7.0)]
+    assert r.scalars("loss_max") == [(10, 3.0)]
+
+
+def test_flush_with_nothing_stored_writes_nothing() -> None:
+    r = BufferedRecorder()
+    r.flush(5)
+    assert r.records == []
+
+
+def _read_scalars(logdir: Path) -> dict[str, list[tuple[int, float]]]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tensorboard's reader imports deprecated modules
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        acc = EventAccumulator(str(logdir))
+        acc.Reload()
+    return {tag: [(e.step, e.value) for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+def test_tensorboard_event_files_hold_every_scalar(tmp_path: Path) -> None:
+    r = TensorboardRecorder(tmp_path)
+    r.write(Record({"train/loss": 0.5, "note": "text", "hist": np.arange(4.0)}), step=1)
+    r.store(Record({"train/loss": 1.0}))
+    r.store(Record({"train/loss": 2.0}))
+    r.flush(2)
+    r.store(Record({"eval/episode_return": 9.0}))
+    r.close()  # stored after the last flush: written at the last step, not lost
+    scalars = _read_scalars(tmp_path)
+    assert scalars["train/loss"] == [(1, 0.5), (2, 1.5)]
+    assert scalars["train/loss_min"] == [(2, 1.0)]
+    assert scalars["eval/episode_return"] == [(2, 9.0)]
