@@ -39,7 +39,7 @@ class DefaultEvaluator(Generic[O, A]):
         >>> from border_py.testing import CountingEnv, ConstantPolicy
         >>> score, record = DefaultEvaluator(CountingEnv(episode_length=3), 2).evaluate(ConstantPolicy(0))
         >>> score, record["eval/episode_length"]
-        (6.0, 3.0)
+        (3.0, 3.0)
     """
 
     def __init__(self, env: Env[O, A], n_episodes: int) -> None:

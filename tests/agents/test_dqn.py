@@ -1,0 +1,226 @@
+"""DQN: loss math by hand, one opt step on synthetic batches, targets, priorities, save and load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from border_py import PerConfig, SimpleReplayBuffer, SimpleReplayBufferConfig, Transition
+from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.dqn import EpsilonGreedy
+from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
+
+
+def _buffer(n: int, per: PerConfig | None = None, seed: int = 0, **fields: object) -> SimpleReplayBuffer:
+    rng = np.random.default_rng(seed)
+    buffer = SimpleReplayBufferConfig(capacity=max(n, 1), per=per).build(seed)
+    for _ in range(n):
+        values: dict[str, object] = {
+            "obs": rng.normal(size=4).astype(np.float32),
+            "act": np.array(rng.integers(2)),
+            "next_obs": rng.normal(size=4).astype(np.float32),
+            "reward": float(rng.normal()),
+            "is_terminated": bool(rng.random() < 0.1),
+            "is_truncated": False,
+        }
+        values.update(fields)
+        buffer.push(Transition(**values))  # type: ignore[arg-type]
+    return buffer
+
+
+# --- losses.py: hand-computed values ---------------------------------------------------------------
+
+
+def test_td_target_bootstraps_unless_terminated() -> None:
+    target = td_target(torch.tensor([1.0, 2.0]), torch.tensor([0.0, 1.0]), torch.tensor([10.0, 10.0]), 0.9)
+    assert target.tolist() == pytest.approx([1.0 + 0.9 * 10.0, 2.0])
+
+
+def test_next_state_value_max_and_double() -> None:
+    q_tgt = torch.tensor([[1.0, 5.0], [3.0, 2.0]])
+    q_online = torch.tensor([[9.0, 0.0], [0.0, 9.0]])
+    assert next_state_value(q_tgt).tolist() == [5.0, 3.0]
+    # Double DQN: the online net picks (0, 1), the target net values them.
+    assert next_state_value(q_tgt, q_online).tolist() == [1.0, 2.0]
+
+
+def test_td_loss_values() -> None:
+    q, target = torch.tensor([0.0, 0.0]), torch.tensor([0.5, 3.0])
+    assert float(td_loss(q, target, "mse")) == pytest.approx((0.25 + 9.0) / 2)
+    # Huber, delta 1: 0.5 * 0.5^2 = 0.125 and 3 - 0.5 = 2.5.
+    assert float(td_loss(q, target, "huber")) == pytest.approx((0.125 + 2.5) / 2)
+    weight = torch.tensor([1.0, 0.0])
+    assert float(td_loss(q, target, "mse", weight)) == pytest.approx(0.25 / 2)
+
+
+# --- agent.py --------------------------------------------------------------------------------------
+
+
+def _linear_agent(batch_size: int = 1) -> Dqn:
+    """A Q-net with no hidden layer, zero weights and biases (1, 2): Q(s, .) = (1, 2) for every s."""
+    config = DqnConfig(hidden=(), batch_size=batch_size, gamma=0.9, loss="mse", lr=1e-3)
+    agent = Dqn(config, obs_dim=4, n_actions=2, seed=0)
+    with torch.no_grad():
+        for net in (agent.qnet, agent.qnet_tgt):
+            linear = net.net[0]
+            assert isinstance(linear, torch.nn.Linear)
+            linear.weight.zero_()
+            linear.bias.copy_(torch.tensor([1.0, 2.0]))
+    return agent
+
+
+@pytest.mark.parametrize(
+    ("terminated", "truncated", "expected"),
+    [
+        (False, False, (1.0 - (0.5 + 0.9 * 2.0)) ** 2),  # bootstrap from max Q_tgt(s') = 2
+        (False, True, (1.0 - (0.5 + 0.9 * 2.0)) ** 2),  # truncation still bootstraps
+        (True, False, (1.0 - 0.5) ** 2),  # termination does not
+    ],
+)
+def test_opt_loss_matches_the_hand_computed_value(terminated: bool, truncated: bool, expected: float) -> None:
+    agent = _linear_agent()
+    buffer = _buffer(1, act=np.array(0), reward=0.5, is_terminated=terminated, is_truncated=truncated)
+    record = agent.opt(buffer)
+    assert record is not None
+    assert record["train/loss"] == pytest.approx(expected)
+    assert record["train/q_mean"] == pytest.approx(1.0)
+
+
+def test_opt_record_keys_and_finite_values() -> None:
+    agent = Dqn(DqnConfig(batch_size=32, double_dqn=True, max_grad_norm=1.0), obs_dim=4, n_actions=2, seed=0)
+    record = agent.opt(_buffer(100))
+    assert record is not None
+    assert set(record) == {"train/loss", "train/q_mean", "train/grad_norm", "train/epsilon"}
+    assert all(np.isfinite(record.get_scalar(k)) for k in record)
+
+
+def test_opt_skips_until_the_buffer_holds_a_batch() -> None:
+    agent = Dqn(DqnConfig(batch_size=32), obs_dim=4, n_actions=2, seed=0)
+    assert agent.opt(_buffer(31)) is None
+    assert agent.opt(_buffer(32)) is not None
+
+
+def test_opt_reduces_the_loss_on_a_fixed_batch() -> None:
+    agent = Dqn(
+        DqnConfig(batch_size=16, lr=1e-2, target_update_interval=1000), obs_dim=4, n_actions=2, seed=0
+    )
+    buffer = _buffer(16)
+    losses = []
+    for _ in range(100):
+        record = agent.opt(buffer)
+        assert record is not None
+        losses.append(record.get_scalar("train/loss"))
+    assert np.mean(losses[-10:]) < 0.2 * np.mean(losses[:10])
+
+
+def test_hard_target_update_copies_every_interval() -> None:
+    agent = Dqn(DqnConfig(batch_size=8, target_update_interval=3), obs_dim=4, n_actions=2, seed=0)
+    buffer, x = _buffer(8), torch.randn(5, 4)
+    initial = agent.qnet_tgt(x).detach().clone()
+    agent.opt(buffer)
+    agent.opt(buffer)
+    assert torch.equal(agent.qnet_tgt(x), initial)  # not yet
+    agent.opt(buffer)
+    assert torch.equal(agent.qnet_tgt(x), agent.qnet(x))
+
+
+def test_polyak_target_update() -> None:
+    agent = Dqn(DqnConfig(batch_size=8, tau=0.25), obs_dim=4, n_actions=2, seed=0)
+    old_tgt = [p.detach().clone() for p in agent.qnet_tgt.parameters()]
+    agent.opt(_buffer(8))
+    for p_tgt, p, old in zip(agent.qnet_tgt.parameters(), agent.qnet.parameters(), old_tgt, strict=True):
+        torch.testing.assert_close(p_tgt, 0.75 * old + 0.25 * p.detach())
+
+
+def test_prioritized_replay_updates_priorities_from_td_errors() -> None:
+    buffer = _buffer(8, per=PerConfig(alpha=1.0, eps=1e-6))
+    agent = _linear_agent(batch_size=4)
+    assert buffer._tree is not None
+    before = buffer._tree.get(np.arange(8)).copy()
+    agent.opt(buffer)
+    after = buffer._tree.get(np.arange(8))
+    changed = np.flatnonzero(after != before)
+    assert changed.size > 0
+    # Priority = |target - Q(s, a)| + eps with Q = (1, 2) and max Q_tgt(s') = 2.
+    s = buffer._storage
+    assert s is not None
+    q = np.where(s.act[changed] == 0, 1.0, 2.0)
+    target = s.reward[changed] + 0.9 * (1.0 - s.is_terminated[changed]) * 2.0
+    np.testing.assert_allclose(after[changed], np.abs(target - q) + 1e-6, rtol=1e-5)
+
+
+def test_eval_mode_is_greedy_and_deterministic_even_with_full_exploration() -> None:
+    agent = Dqn(
+        DqnConfig(explorer=EpsilonGreedyConfig(eps_start=1.0, eps_final=1.0)), obs_dim=4, n_actions=2, seed=0
+    )
+    obs = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
+    agent.eval()
+    greedy = [int(agent.qnet(torch.from_numpy(o)).argmax()) for o in obs]
+    assert [int(agent.sample(o)) for o in obs] == greedy
+    assert [int(agent.sample(o)) for o in obs] == greedy
+    assert isinstance(agent.explorer, EpsilonGreedy)
+    assert agent.explorer.n_steps == 0  # eval actions do not advance the schedule
+
+
+def test_epsilon_schedule_is_linear_in_env_steps() -> None:
+    explorer = EpsilonGreedy(EpsilonGreedyConfig(eps_start=1.0, eps_final=0.1, final_step=10), seed=0)
+    eps = []
+    for _ in range(12):
+        eps.append(explorer.epsilon())
+        explorer.action(2, lambda: torch.zeros(2))
+    np.testing.assert_allclose(eps, [*np.linspace(1.0, 0.1, 11), 0.1])
+
+
+def test_softmax_explorer_samples_by_q_values() -> None:
+    agent = Dqn(DqnConfig(hidden=(), explorer=SoftmaxConfig(temperature=1.0)), obs_dim=4, n_actions=2, seed=0)
+    with torch.no_grad():
+        linear = agent.qnet.net[0]
+        assert isinstance(linear, torch.nn.Linear)
+        linear.weight.zero_()
+        linear.bias.copy_(torch.tensor([0.0, float(np.log(3.0))]))  # softmax = (0.25, 0.75)
+    acts = [int(agent.sample(np.zeros(4, np.float32))) for _ in range(4000)]
+    assert np.mean(acts) == pytest.approx(0.75, abs=0.03)
+
+
+def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> None:
+    agent = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=0)
+    buffer = _buffer(64)
+    for _ in range(20):
+        agent.opt(buffer)
+    files = agent.save_params(tmp_path)
+    assert sorted(p.name for p in files) == ["optimizer.pt", "qnet.pt", "qnet_tgt.pt"]
+
+    loaded = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=123)
+    loaded.load_params(tmp_path)
+    obs = np.random.default_rng(1).normal(size=(50, 4)).astype(np.float32)
+    agent.eval()
+    loaded.eval()
+    assert [int(agent.sample(o)) for o in obs] == [int(loaded.sample(o)) for o in obs]
+    assert loaded.opt_steps == 20
+    x = torch.from_numpy(obs)
+    assert torch.equal(loaded.qnet_tgt(x), agent.qnet_tgt(x))
+    # The optimiser state came along: the next step is the same for both.
+    agent.train()
+    loaded.train()
+    record, loaded_record = agent.opt(_buffer(16, seed=5)), loaded.opt(_buffer(16, seed=5))
+    assert record is not None
+    assert loaded_record is not None
+    assert record["train/loss"] == loaded_record["train/loss"]
+    assert torch.equal(loaded.qnet(x), agent.qnet(x))
+
+
+def test_load_from_an_incomplete_directory_names_the_missing_file(tmp_path: Path) -> None:
+    agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    agent.save_params(tmp_path)
+    (tmp_path / "qnet_tgt.pt").unlink()
+    with pytest.raises(FileNotFoundError, match=r"qnet_tgt\.pt not found"):
+        agent.load_params(tmp_path)
+
+
+def test_load_of_a_mismatched_network_names_the_file(tmp_path: Path) -> None:
+    Dqn(DqnConfig(hidden=(8,)), obs_dim=4, n_actions=2, seed=0).save_params(tmp_path)
+    with pytest.raises(ValueError, match=r"qnet\.pt does not match"):
+        Dqn(DqnConfig(hidden=(16,)), obs_dim=4, n_actions=2, seed=0).load_params(tmp_path)

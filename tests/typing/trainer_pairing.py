@@ -1,0 +1,71 @@
+"""Typing test (mypy checks this file; pytest does not collect it).
+
+``Trainer[E, P, R]`` must accept a step processor whose items are what the replay buffer stores, and an agent
+that learns from the buffer's batches, and reject every mismatch. Each ``# type: ignore[code]`` below marks a
+line that must fail: under ``warn_unused_ignores`` an ignore that is not needed is itself an error, so this
+file fails the type check if a mismatch is ever accepted.
+"""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+from border_py import (
+    BufferedRecorder,
+    DefaultEvaluatorConfig,
+    Env,
+    GymEnvConfig,
+    SimpleReplayBufferConfig,
+    SimpleStepProcessorConfig,
+    StepProcessor,
+    Trainer,
+    TrainerConfig,
+    TrainingBuffer,
+    Transition,
+    TransitionBatch,
+)
+from border_py.agents import Dqn, DqnConfig
+from border_py.envs import Act, Obs
+from border_py.testing import (
+    CountingEnvConfig,
+    FakeAgent,
+    FakeItem,
+    ListBufferConfig,
+    RecordingStepProcessorConfig,
+    ScriptedEvaluator,
+)
+
+config = TrainerConfig(max_opts=1)
+
+# --- the right pairings pass, and bind one item type and one batch type ---------------------------
+gym_trainer = Trainer(
+    config, GymEnvConfig(name="CartPole-v1"), SimpleStepProcessorConfig(), SimpleReplayBufferConfig()
+)
+assert_type(
+    gym_trainer,
+    Trainer[Env[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]],
+)
+dqn = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+gym_evaluator = DefaultEvaluatorConfig().build(GymEnvConfig(name="CartPole-v1").build(0))
+gym_trainer.train(dqn, BufferedRecorder(), gym_evaluator)
+
+fake_trainer = Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), ListBufferConfig())
+assert_type(
+    fake_trainer,
+    Trainer[Env[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]],
+)
+fake_trainer.train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+
+# --- a step processor whose items differ from the buffer's is rejected ----------------------------
+Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), SimpleReplayBufferConfig())  # type: ignore[misc]
+Trainer(config, GymEnvConfig(name="x"), SimpleStepProcessorConfig(), ListBufferConfig())  # type: ignore[misc]
+
+# --- a step processor that cannot read the env's observations is rejected --------------------------
+Trainer(config, CountingEnvConfig(), SimpleStepProcessorConfig(), SimpleReplayBufferConfig())  # type: ignore[misc]
+
+# --- an agent that learns from other batches, or acts on other observations, is rejected -----------
+gym_trainer.train(FakeAgent(), BufferedRecorder())  # type: ignore[arg-type]
+fake_trainer.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
+
+# --- an evaluator for another env is rejected --------------------------------------------------------
+gym_trainer.train(dqn, BufferedRecorder(), ScriptedEvaluator([1.0]))  # type: ignore[arg-type]
