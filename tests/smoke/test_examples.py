@@ -60,3 +60,9 @@ def test_dqn_cartpole_refuses_a_config_with_an_unknown_key(tmp_path: Path) -> No
     path.write_text("trainer:\n  max_opts: 10\n  max_opt: 3\n")
     with pytest.raises(ConfigError, match=r"unknown keys \['max_opt'\] @ .*bad\.yaml\.trainer"):
         dqn_cartpole.main(["--train", "--config", str(path)])
+
+
+@pytest.mark.smoke
+def test_shipped_yaml_config_equals_the_example_defaults() -> None:
+    shipped = Path(__file__).parents[2] / "examples" / "configs" / "dqn_cartpole.yaml"
+    assert load_yaml(dqn_cartpole.Config, shipped) == dqn_cartpole.Config()
