@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from border_py.record import Record
-from border_py.recorders._store import RecordStore
+from border_py.recorders.aggregating import AggregatingRecorder
 
 
-class BufferedRecorder:
+class BufferedRecorder(AggregatingRecorder):
     """Keeps every written record with its step, for tests and notebooks.
 
     Example:
@@ -17,28 +17,17 @@ class BufferedRecorder:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self.records: list[tuple[int, Record]] = []
-        self._store = RecordStore()
-        self._last_step = 0
 
-    def write(self, record: Record, step: int) -> None:
-        """Appends ``(step, record)``."""
+    def _write(self, record: Record, step: int) -> None:
         self.records.append((step, record))
-        self._last_step = step
 
-    def store(self, record: Record) -> None:
-        """Keeps ``record`` until the next flush."""
-        self._store.add(record)
+    def _flush_output(self) -> None:
+        """Nothing to flush: records are kept in memory."""
 
-    def flush(self, step: int) -> None:
-        """Writes the aggregate of the stored records at ``step``."""
-        record = self._store.take()
-        if record:
-            self.write(record, step)
-
-    def close(self) -> None:
-        """Flushes what is still stored at the last step written."""
-        self.flush(self._last_step)
+    def _close_output(self) -> None:
+        """Nothing to release."""
 
     def scalars(self, key: str) -> list[tuple[int, float]]:
         """Returns ``(step, value)`` for each written record holding the scalar ``key``."""

@@ -9,10 +9,10 @@ import numpy as np
 from tensorboardX import SummaryWriter
 
 from border_py.record import Record
-from border_py.recorders._store import RecordStore
+from border_py.recorders.aggregating import AggregatingRecorder
 
 
-class TensorboardRecorder:
+class TensorboardRecorder(AggregatingRecorder):
     """Writes records as TensorBoard event files under ``logdir``.
 
     Scalars become scalar curves, 1-d arrays histograms, 2-d (HW) and 3-d (CHW) arrays images, texts and
@@ -30,14 +30,12 @@ class TensorboardRecorder:
     """
 
     def __init__(self, logdir: Path | str) -> None:
+        super().__init__()
         self.logdir = Path(logdir)
         self.logdir.mkdir(parents=True, exist_ok=True)
         self._writer = SummaryWriter(logdir=str(self.logdir))
-        self._store = RecordStore()
-        self._last_step = 0
 
-    def write(self, record: Record, step: int) -> None:
-        """Writes every value of ``record`` at ``step``."""
+    def _write(self, record: Record, step: int) -> None:
         for key, value in record.items():
             if isinstance(value, float):
                 self._writer.add_scalar(key, value, step)
@@ -50,20 +48,9 @@ class TensorboardRecorder:
                 self._writer.add_text(key, value.isoformat(), step)
             else:
                 self._writer.add_text(key, value, step)
-        self._last_step = step
 
-    def store(self, record: Record) -> None:
-        """Keeps ``record`` until the next flush."""
-        self._store.add(record)
-
-    def flush(self, step: int) -> None:
-        """Writes the aggregate of the stored records at ``step`` and flushes the event file."""
-        record = self._store.take()
-        if record:
-            self.write(record, step)
+    def _flush_output(self) -> None:
         self._writer.flush()
 
-    def close(self) -> None:
-        """Flushes what is still stored (at the last step written) and closes the event file."""
-        self.flush(self._last_step)
+    def _close_output(self) -> None:
         self._writer.close()

@@ -15,6 +15,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.agents._mode import TrainEvalMode
 from border_py.base.policy import Policy
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.step import Step
@@ -175,7 +176,7 @@ class ConstantPolicy:
         return self.act
 
 
-class FakeAgent:
+class FakeAgent(TrainEvalMode):
     """Counts opt calls; ``opt`` returns ``None`` for the first ``skip_first`` calls.
 
     Attributes:
@@ -191,19 +192,6 @@ class FakeAgent:
         self.n_opts = 0
         self.opt_buffer_lens: list[int] = []
         self.saves: list[Path] = []
-        self._train = True
-
-    def train(self) -> None:
-        """Train mode."""
-        self._train = True
-
-    def eval(self) -> None:
-        """Eval mode."""
-        self._train = False
-
-    def is_train(self) -> bool:
-        """Whether in train mode."""
-        return self._train
 
     def sample(self, obs: int) -> int:
         """Returns the fixed action."""
@@ -254,18 +242,3 @@ class ScriptedEvaluator:
 def count_dirs(path: Path) -> list[str]:
     """The names of the directories in ``path``, sorted (hidden temporaries included)."""
     return sorted(p.name for p in path.iterdir() if p.is_dir())
-
-
-__all__ = [
-    "ConstantPolicy",
-    "CountingEnv",
-    "CountingEnvConfig",
-    "FakeAgent",
-    "FakeItem",
-    "ListBuffer",
-    "ListBufferConfig",
-    "RecordingStepProcessor",
-    "RecordingStepProcessorConfig",
-    "ScriptedEvaluator",
-    "count_dirs",
-]

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.agents._mode import TrainEvalMode
 from border_py.agents.dqn.config import DqnConfig
 from border_py.agents.dqn.explorer import EpsilonGreedy, build_explorer
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
@@ -21,7 +22,7 @@ from border_py.replay_buffer.transition import TransitionBatch
 _FILES = ("qnet.pt", "qnet_tgt.pt", "optimizer.pt")
 
 
-class Dqn:
+class Dqn(TrainEvalMode):
     """Deep Q-network (Mnih et al., 2015) with target network, double DQN, Huber/MSE loss, gradient
     clipping and prioritized replay.
 
@@ -53,19 +54,6 @@ class Dqn:
         self.optimizer = torch.optim.Adam(self.qnet.parameters(), lr=config.lr)
         self.explorer = build_explorer(config.explorer, seed)
         self.opt_steps = 0
-        self._train = True
-
-    def train(self) -> None:
-        """Train mode: ``sample`` explores."""
-        self._train = True
-
-    def eval(self) -> None:
-        """Eval mode: ``sample`` is greedy and deterministic."""
-        self._train = False
-
-    def is_train(self) -> bool:
-        """Whether in train mode."""
-        return self._train
 
     def _q_values(self, obs: npt.NDArray[Any]) -> torch.Tensor:
         with torch.inference_mode():
