@@ -27,6 +27,7 @@ import attrs
 import torch
 
 from border_py import (
+    DefaultEvaluator,
     DefaultEvaluatorConfig,
     GymEnvConfig,
     SimpleReplayBufferConfig,
@@ -39,6 +40,7 @@ from border_py import (
     seed_everything,
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
+from border_py.envs import Act, Obs
 
 
 @attrs.frozen(kw_only=True)
@@ -72,13 +74,13 @@ class Config:
     """Torch intra-op threads: 1 is fastest for networks this small on a 2-core machine."""
 
 
-def make_agent(config: Config) -> Dqn:
-    """Builds the agent with the env's observation size and action count."""
-    env = config.env.build(seed=config.trainer.seed)
-    try:
-        return Dqn(config.agent, obs_dim=env.obs_dim, n_actions=env.n_actions, seed=config.trainer.seed)
-    finally:
-        env.close()
+def make_agent_and_evaluator(config: Config) -> tuple[Dqn, DefaultEvaluator[Obs, Act]]:
+    """Builds the evaluation env once: the agent reads its sizes from it, the evaluator runs on it."""
+    eval_env = config.env.build(seed=config.trainer.seed + 1)
+    agent = Dqn(
+        config.agent, obs_dim=eval_env.obs_dim, n_actions=eval_env.n_actions, seed=config.trainer.seed
+    )
+    return agent, config.evaluator.build(eval_env)
 
 
 def train(config: Config, progress: bool = True) -> float:
@@ -90,9 +92,8 @@ def train(config: Config, progress: bool = True) -> float:
     model_dir.mkdir(parents=True, exist_ok=True)
     save_yaml(config, model_dir / "config.yaml")
 
-    agent = make_agent(config)
+    agent, evaluator = make_agent_and_evaluator(config)
     trainer = Trainer(config.trainer, config.env, SimpleStepProcessorConfig(), config.replay_buffer)
-    evaluator = config.evaluator.build(config.env.build(seed=config.trainer.seed + 1))
     recorder = TensorboardRecorder(model_dir / "tensorboard")
     try:
         result = trainer.train(agent, recorder, evaluator, progress=progress)
@@ -106,10 +107,9 @@ def train(config: Config, progress: bool = True) -> float:
 def evaluate(config: Config, model_dir: Path) -> float:
     """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
     torch.set_num_threads(config.torch_threads)
-    agent = make_agent(config)
+    agent, evaluator = make_agent_and_evaluator(config)
     agent.load_params(model_dir / "best")
     agent.eval()
-    evaluator = config.evaluator.build(config.env.build(seed=0))
     score, _ = evaluator.evaluate(agent)
     print(
         f"eval of {model_dir / 'best'}: mean return {score:.1f} over {config.evaluator.n_episodes} episodes"

@@ -45,12 +45,10 @@ class Softmax:
 
     def __init__(self, config: SoftmaxConfig, seed: int) -> None:
         self.config = config
-        self.n_steps = 0
         self._rng = np.random.default_rng(seed)
 
     def action(self, n_actions: int, q_values: Callable[[], torch.Tensor]) -> int:
-        """Returns a sampled action and counts one env step."""
-        self.n_steps += 1
+        """Returns an action sampled from the softmax of ``q_values()``."""
         probs = torch.softmax(q_values().reshape(-1).double() / self.config.temperature, dim=0).numpy()
         return int(self._rng.choice(n_actions, p=probs / probs.sum()))
 
