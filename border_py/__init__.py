@@ -53,8 +53,13 @@ from border_py.replay_buffer import (
 )
 from border_py.sampler import SyncSampler
 from border_py.seeding import seed_everything
-from border_py.step_processor import SimpleStepProcessor, SimpleStepProcessorConfig
-from border_py.trainer import Trainer, TrainerConfig, TrainResult
+from border_py.step_processor import (
+    NStepStepProcessor,
+    NStepStepProcessorConfig,
+    SimpleStepProcessor,
+    SimpleStepProcessorConfig,
+)
+from border_py.trainer import Evaluation, Trainer, TrainerConfig, TrainResult
 
 __all__ = [
     "Agent",
@@ -64,10 +69,13 @@ __all__ = [
     "DefaultEvaluator",
     "DefaultEvaluatorConfig",
     "Env",
+    "Evaluation",
     "Evaluator",
     "ExperienceBuffer",
     "GymEnv",
     "GymEnvConfig",
+    "NStepStepProcessor",
+    "NStepStepProcessorConfig",
     "NullRecorder",
     "PerConfig",
     "Policy",

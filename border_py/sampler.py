@@ -41,7 +41,7 @@ class SyncSampler(Generic[O, A, I]):
         self._seconds_since_take = 0.0
 
     def sample_and_push(self, policy: Policy[O, A], buffer: ExperienceBuffer[I]) -> Record:
-        """Takes one env step with ``policy`` and pushes the resulting item into ``buffer``.
+        """Takes one env step with ``policy`` and pushes the items it completes into ``buffer``.
 
         Returns:
             The env's record for the step (``env/episode_return`` and ``env/episode_length`` when an
@@ -52,7 +52,8 @@ class SyncSampler(Generic[O, A, I]):
             self._obs = self.env.reset()
             self.step_processor.reset(self._obs)
         step, record = self.env.step(policy.sample(self._obs))
-        buffer.push(self.step_processor.process(step))
+        for item in self.step_processor.process(step):
+            buffer.push(item)
         self._obs = step.init_obs if (step.is_terminated or step.is_truncated) else step.obs
         self._seconds_since_take += time.perf_counter() - start
         self._steps_since_take += 1

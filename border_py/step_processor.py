@@ -1,7 +1,13 @@
-"""Step processors: env steps in, buffer items out."""
+"""Step processors: env steps in, buffer items out.
+
+``SimpleStepProcessor`` emits one one-step :class:`Transition` per env step. ``NStepStepProcessor`` emits
+n-step transitions: the discounted sum of ``n`` rewards and a bootstrap from the observation ``n`` steps
+later, cut short at an episode end so that no reward of the next episode leaks in.
+"""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 import attrs
@@ -11,28 +17,45 @@ import numpy.typing as npt
 from border_py.base.step import Step
 from border_py.replay_buffer.transition import Transition
 
+_gamma_validator = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+
+
+def _next_prev_obs(step: Step[npt.NDArray[Any], npt.NDArray[Any]], name: str) -> npt.NDArray[Any]:
+    """The observation the next transition starts from: ``init_obs`` after an episode end."""
+    if step.is_terminated or step.is_truncated:
+        if step.init_obs is None:
+            raise RuntimeError(
+                f"{name}: a step that ends an episode must carry init_obs (the env resets itself)"
+            )
+        return step.init_obs
+    return step.obs
+
 
 class SimpleStepProcessor:
-    """Emits one :class:`Transition` per step, keeping the previous observation.
+    """Emits one one-step :class:`Transition` per step (discount ``gamma``), keeping the previous observation.
 
     Trap: at an episode end, ``step.obs`` is the final observation of the ended episode (it becomes
     ``next_obs``, which a truncated transition bootstraps from) and ``step.init_obs`` is the first
     observation of the next episode (it becomes the next transition's ``obs``).
 
+    Args:
+        gamma: the discount factor per env step, stored as each transition's ``discount``.
+
     Example:
-        >>> p = SimpleStepProcessor()
+        >>> p = SimpleStepProcessor(gamma=0.99)
         >>> p.reset(np.zeros(2, np.float32))
     """
 
-    def __init__(self) -> None:
+    def __init__(self, gamma: float) -> None:
+        self.gamma = gamma
         self._prev_obs: npt.NDArray[Any] | None = None
 
     def reset(self, init_obs: npt.NDArray[Any]) -> None:
         """Starts an episode from ``init_obs``."""
         self._prev_obs = init_obs
 
-    def process(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]]) -> Transition:
-        """Returns the transition from the previous observation through ``step``.
+    def process(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]]) -> list[Transition]:
+        """Returns the one transition from the previous observation through ``step``.
 
         Raises:
             RuntimeError: ``reset`` was never called, or an ended episode's step carries no ``init_obs``.
@@ -46,20 +69,119 @@ class SimpleStepProcessor:
             reward=step.reward,
             is_terminated=step.is_terminated,
             is_truncated=step.is_truncated,
+            discount=self.gamma,
         )
-        if step.is_terminated or step.is_truncated:
-            if step.init_obs is None:
-                raise RuntimeError("a step that ends an episode must carry init_obs (the env resets itself)")
-            self._prev_obs = step.init_obs
-        else:
-            self._prev_obs = step.obs
-        return transition
+        self._prev_obs = _next_prev_obs(step, "SimpleStepProcessor")
+        return [transition]
 
 
 @attrs.frozen(kw_only=True)
 class SimpleStepProcessorConfig:
-    """Config of :class:`SimpleStepProcessor` (no fields yet; n-step returns will add some)."""
+    """Config of :class:`SimpleStepProcessor`.
+
+    Example:
+        >>> SimpleStepProcessorConfig(gamma=0.9).build().gamma
+        0.9
+    """
+
+    gamma: float = attrs.field(default=0.99, validator=_gamma_validator)
+    """Unitless, per env step: the discount factor the agents' TD targets use."""
 
     def build(self) -> SimpleStepProcessor:
         """Builds the step processor."""
-        return SimpleStepProcessor()
+        return SimpleStepProcessor(self.gamma)
+
+
+class NStepStepProcessor:
+    """Emits n-step transitions: ``reward = r_t + gamma r_(t+1) + ... + gamma^(n-1) r_(t+n-1)``,
+    ``next_obs = s_(t+n)`` and ``discount = gamma^n``.
+
+    It keeps the last ``n`` ``(obs, act, reward)`` of the current episode. Once ``n`` are pending, each
+    step completes the oldest. At an episode end every pending one is completed at once with the rewards up
+    to the end, ``next_obs`` the episode's final observation, ``discount = gamma^k`` for its ``k`` rewards
+    and the step's ``is_terminated``/``is_truncated``: an agent bootstraps from the final observation of a
+    truncated episode and not at all from a terminated one, and no reward of the next episode leaks in.
+    With ``n_steps = 1`` it emits what :class:`SimpleStepProcessor` does.
+
+    Args:
+        n_steps: the number of rewards summed (>= 1).
+        gamma: the discount factor per env step.
+
+    Example:
+        >>> p = NStepStepProcessor(n_steps=2, gamma=0.5)
+        >>> p.reset(np.zeros(1, np.float32))
+        >>> step = Step(act=np.array(0), obs=np.ones(1, np.float32), reward=1.0,
+        ...             is_terminated=False, is_truncated=False)
+        >>> p.process(step)
+        []
+        >>> [(t.reward, t.discount) for t in p.process(step)]
+        [(1.5, 0.25)]
+    """
+
+    def __init__(self, n_steps: int, gamma: float) -> None:
+        if n_steps < 1:
+            raise ValueError(f"n_steps must be >= 1, got {n_steps}")
+        self.n_steps = n_steps
+        self.gamma = gamma
+        self._prev_obs: npt.NDArray[Any] | None = None
+        self._pending: deque[tuple[npt.NDArray[Any], npt.NDArray[Any], float]] = deque()
+
+    def reset(self, init_obs: npt.NDArray[Any]) -> None:
+        """Starts an episode from ``init_obs``, dropping whatever an unfinished episode left pending."""
+        self._prev_obs = init_obs
+        self._pending.clear()
+
+    def _complete(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]], ended: bool) -> Transition:
+        """The transition from the oldest pending entry through ``step`` (which it pops)."""
+        obs, act, _ = self._pending[0]
+        ret, discount = 0.0, 1.0
+        for _, _, reward in self._pending:
+            ret += discount * reward
+            discount *= self.gamma
+        self._pending.popleft()
+        return Transition(
+            obs=obs,
+            act=act,
+            next_obs=step.obs,
+            reward=ret,
+            is_terminated=ended and step.is_terminated,
+            is_truncated=ended and step.is_truncated,
+            discount=discount,
+        )
+
+    def process(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]]) -> list[Transition]:
+        """Returns the transitions ``step`` completes, oldest first: none while fewer than ``n_steps`` are
+        pending, one in mid-episode, every pending one at an episode end.
+
+        Raises:
+            RuntimeError: ``reset`` was never called, or an ended episode's step carries no ``init_obs``.
+        """
+        if self._prev_obs is None:
+            raise RuntimeError("NStepStepProcessor.process called before reset(init_obs)")
+        self._pending.append((self._prev_obs, np.asarray(step.act), step.reward))
+        ended = step.is_terminated or step.is_truncated
+        self._prev_obs = _next_prev_obs(step, "NStepStepProcessor")
+        if ended:
+            return [self._complete(step, ended=True) for _ in range(len(self._pending))]
+        if len(self._pending) == self.n_steps:
+            return [self._complete(step, ended=False)]
+        return []
+
+
+@attrs.frozen(kw_only=True)
+class NStepStepProcessorConfig:
+    """Config of :class:`NStepStepProcessor`.
+
+    Example:
+        >>> NStepStepProcessorConfig(n_steps=3, gamma=0.99).build().n_steps
+        3
+    """
+
+    n_steps: int = attrs.field(default=3, validator=attrs.validators.ge(1))
+    """In env steps: how many rewards each transition sums before bootstrapping."""
+    gamma: float = attrs.field(default=0.99, validator=_gamma_validator)
+    """Unitless, per env step: the discount factor (each transition's discount is ``gamma^k``)."""
+
+    def build(self) -> NStepStepProcessor:
+        """Builds the step processor."""
+        return NStepStepProcessor(self.n_steps, self.gamma)

@@ -94,6 +94,28 @@ class TrainResult:
     """The best evaluation score (``-inf`` when no evaluation ran)."""
     last_score: float | None
     """The last evaluation score, ``None`` when no evaluation ran."""
+    evaluations: tuple[Evaluation, ...] = ()
+    """Every evaluation, in order."""
+
+    def env_steps_to_reach(self, score: float) -> int | None:
+        """In env steps: when an evaluation first scored ``>= score``; ``None`` if none did.
+
+        Example:
+            >>> r = TrainResult(opt_steps=2, env_steps=20, best_score=5.0, last_score=5.0,
+            ...                 evaluations=(Evaluation(1, 10, 1.0), Evaluation(2, 20, 5.0)))
+            >>> r.env_steps_to_reach(5.0), r.env_steps_to_reach(9.0)
+            (20, None)
+        """
+        return next((e.env_steps for e in self.evaluations if e.score >= score), None)
+
+
+@attrs.frozen
+class Evaluation:
+    """One evaluation during training: when (in opt and env steps) and its score."""
+
+    opt_steps: int
+    env_steps: int
+    score: float
 
 
 class _Books(Generic[O, A]):
@@ -122,6 +144,7 @@ class _Books(Generic[O, A]):
         self.opt_steps = 0
         self.best_score = -math.inf
         self.last_score: float | None = None
+        self.evaluations: list[Evaluation] = []
         self.opt_seconds = 0.0
         self.opt_steps_since_record = 0
 
@@ -149,6 +172,7 @@ class _Books(Generic[O, A]):
         finally:
             self.agent.train()
         self.last_score = score
+        self.evaluations.append(Evaluation(self.opt_steps, self.env_steps, score))
         self.recorder.store(record.merge({"eval_reward": score}))
         if score > self.best_score:
             self.best_score = score
@@ -292,4 +316,5 @@ class Trainer(Generic[E, P, R]):
             env_steps=books.env_steps,
             best_score=books.best_score,
             last_score=books.last_score,
+            evaluations=tuple(books.evaluations),
         )

@@ -19,7 +19,6 @@ copied every 128 opt steps. (Copying it every 5 opt steps makes Q diverge at gam
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -30,17 +29,14 @@ from border_py import (
     DefaultEvaluator,
     DefaultEvaluatorConfig,
     GymEnvConfig,
+    NStepStepProcessorConfig,
     SimpleReplayBufferConfig,
-    SimpleStepProcessorConfig,
-    TensorboardRecorder,
     Trainer,
     TrainerConfig,
-    load_yaml,
-    save_yaml,
-    seed_everything,
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.envs import Act, Obs
+from border_py.experiment import evaluate_saved, prepare_run, run_example, train_with_tensorboard
 
 
 @attrs.frozen(kw_only=True)
@@ -58,12 +54,13 @@ class Config:
         model_dir="runs/dqn_cartpole",
         seed=0,
     )
+    step_processor: NStepStepProcessorConfig = NStepStepProcessorConfig(n_steps=1, gamma=0.99)
+    """One-step transitions; ``n_steps: 3`` gives 3-step returns."""
     replay_buffer: SimpleReplayBufferConfig = SimpleReplayBufferConfig(capacity=100_000)
     agent: DqnConfig = DqnConfig(
         hidden=(256, 256),
         lr=2.3e-3,
         batch_size=64,
-        gamma=0.99,
         target_update_interval=128,
         loss="huber",
         max_grad_norm=10.0,
@@ -85,22 +82,12 @@ def make_agent_and_evaluator(config: Config) -> tuple[Dqn, DefaultEvaluator[Obs,
 
 def train(config: Config, progress: bool = True) -> float:
     """Trains, saving into ``config.trainer.model_dir``; returns the best evaluation score."""
-    assert config.trainer.model_dir is not None, "this example always saves its models"
-    model_dir = Path(config.trainer.model_dir)
-    seed_everything(config.trainer.seed)
-    torch.set_num_threads(config.torch_threads)
-    model_dir.mkdir(parents=True, exist_ok=True)
-    save_yaml(config, model_dir / "config.yaml")
-
+    model_dir = prepare_run(config)
     agent, evaluator = make_agent_and_evaluator(config)
-    trainer = Trainer(config.trainer, config.env, SimpleStepProcessorConfig(), config.replay_buffer)
-    recorder = TensorboardRecorder(model_dir / "tensorboard")
-    try:
-        result = trainer.train(agent, recorder, evaluator, progress=progress)
-    finally:
-        recorder.close()
-    print(f"trained {result.opt_steps} opt steps, {result.env_steps} env steps", end="; ")
-    print(f"best eval {result.best_score:.1f}")
+    trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
+    result = train_with_tensorboard(
+        model_dir, lambda recorder: trainer.train(agent, recorder, evaluator, progress=progress)
+    )
     return result.best_score
 
 
@@ -108,56 +95,12 @@ def evaluate(config: Config, model_dir: Path) -> float:
     """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
     torch.set_num_threads(config.torch_threads)
     agent, evaluator = make_agent_and_evaluator(config)
-    agent.load_params(model_dir / "best")
-    agent.eval()
-    score, _ = evaluator.evaluate(agent)
-    print(
-        f"eval of {model_dir / 'best'}: mean return {score:.1f} over {config.evaluator.n_episodes} episodes"
-    )
-    return score
+    return evaluate_saved(agent, evaluator, model_dir / "best")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parses the flags and runs training and/or evaluation."""
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--train", action="store_true", help="train and save models")
-    parser.add_argument("--eval", action="store_true", help="evaluate model_dir/best")
-    parser.add_argument("--model-dir", type=Path, help="where models, config and logs go")
-    parser.add_argument("--config", type=Path, help="a YAML config (default: the built-in one)")
-    parser.add_argument("--seed", type=int, help="seed of the run")
-    parser.add_argument("--max-opts", type=int, help="opt steps to train")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = parser.parse_args(argv)
-    if not (args.train or args.eval):
-        parser.error("give --train, --eval or both")
-
-    config = Config()
-    if args.config is not None:
-        config = load_yaml(Config, args.config)
-    elif (
-        args.eval
-        and not args.train
-        and args.model_dir is not None
-        and (args.model_dir / "config.yaml").is_file()
-    ):
-        config = load_yaml(Config, args.model_dir / "config.yaml")
-    trainer = config.trainer
-    if args.model_dir is not None:
-        trainer = attrs.evolve(trainer, model_dir=str(args.model_dir))
-    if args.seed is not None:
-        trainer = attrs.evolve(trainer, seed=args.seed)
-    if args.max_opts is not None:
-        trainer = attrs.evolve(trainer, max_opts=args.max_opts)
-    config = attrs.evolve(config, trainer=trainer)
-
-    if args.train:
-        train(config, progress=not args.no_progress)
-    if args.eval:
-        assert config.trainer.model_dir is not None
-        evaluate(config, Path(config.trainer.model_dir))
-    return 0
+    return run_example(argv, __doc__, Config(), train, evaluate)
 
 
 if __name__ == "__main__":

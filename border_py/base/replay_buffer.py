@@ -13,8 +13,8 @@ from border_py.base.typevars import B_co, I_contra
 class ExperienceBuffer(Protocol[I_contra]):
     """The push side, fed by the sampler::
 
-    item = step_processor.process(step)
-    buffer.push(item)
+    for item in step_processor.process(step):
+        buffer.push(item)
     """
 
     def push(self, item: I_contra) -> None:

@@ -69,6 +69,7 @@ class _Storage:
         self.reward = np.zeros(capacity, dtype=np.float32)
         self.is_terminated = np.zeros(capacity, dtype=np.float32)
         self.is_truncated = np.zeros(capacity, dtype=np.float32)
+        self.discount = np.zeros(capacity, dtype=np.float32)
 
 
 class SimpleReplayBuffer:
@@ -87,7 +88,7 @@ class SimpleReplayBuffer:
         >>> buffer = SimpleReplayBufferConfig(capacity=2).build(seed=0)
         >>> o = np.zeros(3, np.float32)
         >>> buffer.push(Transition(obs=o, act=np.array(1), next_obs=o, reward=1.0,
-        ...                        is_terminated=False, is_truncated=False))
+        ...                        is_terminated=False, is_truncated=False, discount=0.99))
         >>> len(buffer), buffer.batch(4).obs.shape
         (1, torch.Size([4, 3]))
     """
@@ -126,6 +127,7 @@ class SimpleReplayBuffer:
         s.reward[i] = item.reward
         s.is_terminated[i] = item.is_terminated
         s.is_truncated[i] = item.is_truncated
+        s.discount[i] = item.discount
         if self._tree is not None and self.config.per is not None:
             priority = self._max_priority**self.config.per.alpha
             self._tree.update(np.array([i]), np.array([priority]))
@@ -156,6 +158,7 @@ class SimpleReplayBuffer:
             reward=torch.from_numpy(s.reward[ix]),
             is_terminated=torch.from_numpy(s.is_terminated[ix]),
             is_truncated=torch.from_numpy(s.is_truncated[ix]),
+            discount=torch.from_numpy(s.discount[ix]),
             ix_sample=ix,
             weight=weight,
         )

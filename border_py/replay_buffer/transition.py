@@ -13,16 +13,21 @@ import torch
 
 @attrs.frozen(kw_only=True, eq=False)
 class Transition:
-    """One transition ``(obs, act) -> (next_obs, reward)``, pushed into a replay buffer.
+    """One (possibly n-step) transition ``(obs, act) -> (next_obs, reward)``, pushed into a replay buffer.
+
+    An agent's TD target is ``reward + (1 - is_terminated) * discount * V(next_obs)``: the step processor,
+    which knows how many rewards it summed, decides the discount, so agents have no ``gamma`` of their own.
 
     Attributes:
         obs: the observation the action was taken in.
         act: the action (an integer array of shape ``()`` for a discrete action space).
-        next_obs: the observation after the action; at a truncated episode end, the final observation of
-            the episode (which a Q-target bootstraps from), never the next episode's first one.
-        reward: the reward.
-        is_terminated: the episode reached a terminal state: no bootstrap.
-        is_truncated: the episode was cut (e.g. time limit): bootstrap from ``next_obs``.
+        next_obs: the observation the target bootstraps from: ``n`` steps later, or, at an episode end,
+            the final observation of the episode, never the next episode's first one.
+        reward: the discounted sum of the rewards from ``obs`` to ``next_obs``
+            (``r_0 + gamma r_1 + ... + gamma^(k-1) r_(k-1)``; just ``r_0`` for one step).
+        is_terminated: the episode reached a terminal state at ``next_obs``: no bootstrap.
+        is_truncated: the episode was cut (e.g. time limit) at ``next_obs``: bootstrap from it.
+        discount: the bootstrap discount ``gamma^k`` for the ``k`` rewards summed in ``reward``.
     """
 
     obs: npt.NDArray[Any]
@@ -31,6 +36,7 @@ class Transition:
     reward: float
     is_terminated: bool
     is_truncated: bool
+    discount: float
 
 
 @attrs.frozen(kw_only=True, eq=False)
@@ -46,6 +52,7 @@ class TransitionBatch:
         reward: rewards, float32, shape ``(batch,)``.
         is_terminated: 1.0 where the episode terminated, float32, shape ``(batch,)``.
         is_truncated: 1.0 where the episode was truncated, float32, shape ``(batch,)``.
+        discount: the bootstrap discount of each transition (``gamma^k``), float32, shape ``(batch,)``.
         ix_sample: the buffer indices sampled, for ``update_priority``.
         weight: importance-sampling weights (prioritized replay), float32 ``(batch,)``; ``None`` for
             uniform sampling.
@@ -57,8 +64,23 @@ class TransitionBatch:
     reward: torch.Tensor
     is_terminated: torch.Tensor
     is_truncated: torch.Tensor
+    discount: torch.Tensor
     ix_sample: npt.NDArray[np.int64]
     weight: torch.Tensor | None = None
 
     def __len__(self) -> int:
         return int(self.reward.shape[0])
+
+    def to(self, device: torch.device) -> TransitionBatch:
+        """The same batch with every tensor on ``device`` (no copy for tensors already there)."""
+        return TransitionBatch(
+            obs=self.obs.to(device),
+            act=self.act.to(device),
+            next_obs=self.next_obs.to(device),
+            reward=self.reward.to(device),
+            is_terminated=self.is_terminated.to(device),
+            is_truncated=self.is_truncated.to(device),
+            discount=self.discount.to(device),
+            ix_sample=self.ix_sample,
+            weight=None if self.weight is None else self.weight.to(device),
+        )

@@ -112,8 +112,8 @@ class RecordingStepProcessor:
         """Starts an episode."""
         self._prev = init_obs
 
-    def process(self, step: Step[int, int]) -> FakeItem:
-        """Returns the item for ``step``."""
+    def process(self, step: Step[int, int]) -> list[FakeItem]:
+        """Returns the one item for ``step``."""
         assert self._prev is not None, "process called before reset"
         item = FakeItem(
             obs=self._prev,
@@ -123,7 +123,7 @@ class RecordingStepProcessor:
             is_truncated=step.is_truncated,
         )
         self._prev = step.init_obs if step.init_obs is not None else step.obs
-        return item
+        return [item]
 
 
 @attrs.frozen(kw_only=True)

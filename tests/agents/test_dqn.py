@@ -25,6 +25,7 @@ def _buffer(n: int, per: PerConfig | None = None, seed: int = 0, **fields: objec
             "reward": float(rng.normal()),
             "is_terminated": bool(rng.random() < 0.1),
             "is_truncated": False,
+            "discount": 0.9,
         }
         values.update(fields)
         buffer.push(Transition(**values))  # type: ignore[arg-type]
@@ -35,8 +36,13 @@ def _buffer(n: int, per: PerConfig | None = None, seed: int = 0, **fields: objec
 
 
 def test_td_target_bootstraps_unless_terminated() -> None:
-    target = td_target(torch.tensor([1.0, 2.0]), torch.tensor([0.0, 1.0]), torch.tensor([10.0, 10.0]), 0.9)
-    assert target.tolist() == pytest.approx([1.0 + 0.9 * 10.0, 2.0])
+    target = td_target(
+        torch.tensor([1.0, 2.0, 3.0]),
+        torch.tensor([0.0, 1.0, 0.0]),
+        torch.tensor([10.0, 10.0, 10.0]),
+        torch.tensor([0.9, 0.9, 0.729]),  # the last one: a 3-step transition
+    )
+    assert target.tolist() == pytest.approx([1.0 + 0.9 * 10.0, 2.0, 3.0 + 0.729 * 10.0])
 
 
 def test_next_state_value_max_and_double() -> None:
@@ -61,7 +67,7 @@ def test_td_loss_values() -> None:
 
 def _linear_agent(batch_size: int = 1) -> Dqn:
     """A Q-net with no hidden layer, zero weights and biases (1, 2): Q(s, .) = (1, 2) for every s."""
-    config = DqnConfig(hidden=(), batch_size=batch_size, gamma=0.9, loss="mse", lr=1e-3)
+    config = DqnConfig(hidden=(), batch_size=batch_size, loss="mse", lr=1e-3)
     agent = Dqn(config, obs_dim=4, n_actions=2, seed=0)
     with torch.no_grad():
         for net in (agent.qnet, agent.qnet_tgt):
@@ -87,6 +93,44 @@ def test_opt_loss_matches_the_hand_computed_value(terminated: bool, truncated: b
     assert record is not None
     assert record["train/loss"] == pytest.approx(expected)
     assert record["train/q_mean"] == pytest.approx(1.0)
+
+
+def test_opt_reads_each_transitions_discount_from_the_batch() -> None:
+    # A 3-step transition: reward already summed, bootstrap discounted by gamma^3 = 0.729.
+    agent = _linear_agent()
+    record = agent.opt(_buffer(1, act=np.array(1), reward=2.71, discount=0.729))
+    assert record is not None
+    assert record["train/loss"] == pytest.approx((2.0 - (2.71 + 0.729 * 2.0)) ** 2)
+
+
+def test_dueling_head_is_value_plus_centred_advantage() -> None:
+    agent = Dqn(DqnConfig(hidden=(8,), dueling=True), obs_dim=4, n_actions=3, seed=0)
+    x = torch.randn(5, 4)
+    net = agent.qnet
+    h = net.net(x)
+    adv, value = net.advantage(h), net.value(h)
+    torch.testing.assert_close(net(x), value + adv - adv.mean(dim=1, keepdim=True))
+    # The mean advantage is removed: the mean over actions of Q is V.
+    torch.testing.assert_close(net(x).mean(dim=1, keepdim=True), value)
+
+
+def test_dueling_dqn_learns_on_a_fixed_batch() -> None:
+    agent = Dqn(
+        DqnConfig(hidden=(32,), dueling=True, batch_size=16, lr=1e-2, target_update_interval=1000),
+        obs_dim=4,
+        n_actions=2,
+        seed=0,
+    )
+    buffer = _buffer(16)
+    losses = [agent.opt(buffer) for _ in range(100)]
+    values = [r.get_scalar("train/loss") for r in losses if r is not None]
+    assert len(values) == 100
+    assert np.mean(values[-10:]) < 0.2 * np.mean(values[:10])
+
+
+def test_a_dueling_network_needs_a_hidden_layer() -> None:
+    with pytest.raises(ValueError, match="dueling"):
+        Dqn(DqnConfig(hidden=(), dueling=True), obs_dim=4, n_actions=2, seed=0)
 
 
 def test_opt_record_keys_and_finite_values() -> None:
@@ -148,7 +192,7 @@ def test_prioritized_replay_updates_priorities_from_td_errors() -> None:
     s = buffer._storage
     assert s is not None
     q = np.where(s.act[changed] == 0, 1.0, 2.0)
-    target = s.reward[changed] + 0.9 * (1.0 - s.is_terminated[changed]) * 2.0
+    target = s.reward[changed] + s.discount[changed] * (1.0 - s.is_terminated[changed]) * 2.0
     np.testing.assert_allclose(after[changed], np.abs(target - q) + 1e-6, rtol=1e-5)
 
 
@@ -191,7 +235,7 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     for _ in range(20):
         agent.opt(buffer)
     files = agent.save_params(tmp_path)
-    assert sorted(p.name for p in files) == ["optimizer.pt", "qnet.pt", "qnet_tgt.pt"]
+    assert sorted(p.name for p in files) == ["qnet.pt", "qnet_tgt.pt", "state.pt"]
 
     loaded = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=123)
     loaded.load_params(tmp_path)
@@ -224,3 +268,12 @@ def test_load_of_a_mismatched_network_names_the_file(tmp_path: Path) -> None:
     Dqn(DqnConfig(hidden=(8,)), obs_dim=4, n_actions=2, seed=0).save_params(tmp_path)
     with pytest.raises(ValueError, match=r"qnet\.pt does not match"):
         Dqn(DqnConfig(hidden=(16,)), obs_dim=4, n_actions=2, seed=0).load_params(tmp_path)
+
+
+def test_load_of_a_corrupt_file_names_the_file(tmp_path: Path) -> None:
+    agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    agent.save_params(tmp_path)
+    data = (tmp_path / "qnet.pt").read_bytes()
+    (tmp_path / "qnet.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=r"qnet\.pt is not a readable checkpoint file"):
+        agent.load_params(tmp_path)

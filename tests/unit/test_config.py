@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from border_py import ConfigError, GymEnvConfig, SimpleReplayBufferConfig, TrainerConfig, load_yaml, save_yaml
+from border_py import (
+    ConfigError,
+    GymEnvConfig,
+    NStepStepProcessorConfig,
+    SimpleReplayBufferConfig,
+    TrainerConfig,
+    load_yaml,
+    save_yaml,
+)
 from border_py.agents import DqnConfig, SoftmaxConfig
 from border_py.replay_buffer import PerConfig
 
@@ -63,7 +71,9 @@ def test_constructor_validation_names_the_field() -> None:
     with pytest.raises(ValueError, match="'opt_interval' must be > 0"):
         TrainerConfig(max_opts=1, opt_interval=0)
     with pytest.raises(ValueError, match=r"'gamma' must be <= 1\.0"):
-        DqnConfig(gamma=1.5)
+        NStepStepProcessorConfig(gamma=1.5)
+    with pytest.raises(ValueError, match=r"'lr' must be > 0"):
+        DqnConfig(lr=0.0)
 
 
 def test_invalid_yaml_is_a_config_error(tmp_path: Path) -> None:

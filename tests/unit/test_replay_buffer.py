@@ -19,6 +19,7 @@ def _transition(k: int, terminated: bool = False, truncated: bool = False) -> Tr
         reward=float(k),
         is_terminated=terminated,
         is_truncated=truncated,
+        discount=0.5 + k / 1000,
     )
 
 
@@ -47,6 +48,8 @@ def test_batch_fields_are_consistent_tensors() -> None:
     assert torch.equal(batch.obs[:, 0], k)
     assert torch.equal(batch.next_obs[:, 0], k + 1)
     assert torch.equal(batch.act, k.long() % 2)
+    torch.testing.assert_close(batch.discount, 0.5 + k / 1000)
+    assert batch.discount.dtype == torch.float32
     assert batch.weight is None
     assert np.array_equal(batch.ix_sample, k.numpy().astype(np.int64))
 
@@ -82,6 +85,7 @@ def test_shape_mismatch_names_both_shapes() -> None:
         reward=0.0,
         is_terminated=False,
         is_truncated=False,
+        discount=0.99,
     )
     with pytest.raises(ValueError, match=r"obs \(5,\).*buffer's obs \(3,\)"):
         buffer.push(bad)

@@ -11,20 +11,19 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
+from border_py.agents._torch import load_modules, save_modules, update_target
 from border_py.agents.dqn.config import DqnConfig
-from border_py.agents.dqn.explorer import EpsilonGreedy, build_explorer
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
+from border_py.agents.explorers import EpsilonGreedy, build_explorer
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
-_FILES = ("qnet.pt", "qnet_tgt.pt", "optimizer.pt")
-
 
 class Dqn(TrainEvalMode):
-    """Deep Q-network (Mnih et al., 2015) with target network, double DQN, Huber/MSE loss, gradient
-    clipping and prioritized replay.
+    """Deep Q-network (Mnih et al., 2015) with target network, double DQN, dueling head, Huber/MSE loss,
+    gradient clipping, prioritized replay and n-step targets (each transition's ``discount``).
 
     In train mode ``sample`` explores with the configured explorer; in eval mode it is greedy with no
     randomness at all. ``opt`` returns ``None`` (skips) while the buffer holds fewer than ``batch_size``
@@ -49,7 +48,7 @@ class Dqn(TrainEvalMode):
         self.device = torch.device(config.device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.qnet = QNetwork(obs_dim, n_actions, config.hidden).to(self.device)
+            self.qnet = QNetwork(obs_dim, n_actions, config.hidden, config.dueling).to(self.device)
         self.qnet_tgt = copy.deepcopy(self.qnet).requires_grad_(False)
         self.optimizer = torch.optim.Adam(self.qnet.parameters(), lr=config.lr)
         self.explorer = build_explorer(config.explorer, seed)
@@ -78,20 +77,14 @@ class Dqn(TrainEvalMode):
         c = self.config
         if len(buffer) < c.batch_size:
             return None
-        batch = buffer.batch(c.batch_size)
-        dev = self.device
-        obs, next_obs = batch.obs.to(dev), batch.next_obs.to(dev)
-        act = batch.act.to(dev).reshape(-1, 1).long()
-        reward, terminated = batch.reward.to(dev), batch.is_terminated.to(dev)
-        weight = None if batch.weight is None else batch.weight.to(dev)
+        b = buffer.batch(c.batch_size).to(self.device)
 
-        q_taken = self.qnet(obs).gather(1, act).squeeze(1)
+        q_taken = self.qnet(b.obs).gather(1, b.act.reshape(-1, 1).long()).squeeze(1)
         with torch.no_grad():
-            q_next_online = self.qnet(next_obs) if c.double_dqn else None
-            target = td_target(
-                reward, terminated, next_state_value(self.qnet_tgt(next_obs), q_next_online), c.gamma
-            )
-        loss = td_loss(q_taken, target, c.loss, weight)
+            q_next_online = self.qnet(b.next_obs) if c.double_dqn else None
+            next_value = next_state_value(self.qnet_tgt(b.next_obs), q_next_online)
+            target = td_target(b.reward, b.is_terminated, next_value, b.discount)
+        loss = td_loss(q_taken, target, c.loss, b.weight)
 
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -101,10 +94,10 @@ class Dqn(TrainEvalMode):
         self.opt_steps += 1
         # The target is updated after the optimiser step, so it follows the freshly updated online net.
         if self.opt_steps % c.target_update_interval == 0:
-            self._update_target()
+            update_target(self.qnet_tgt, self.qnet, c.tau)
 
-        if weight is not None:
-            buffer.update_priority(batch.ix_sample, (target - q_taken).detach().cpu().numpy())
+        if b.weight is not None:
+            buffer.update_priority(b.ix_sample, (target - q_taken).detach().cpu().numpy())
         record: dict[str, float] = {
             "train/loss": float(loss.detach()),
             "train/q_mean": float(q_taken.detach().mean()),
@@ -114,38 +107,22 @@ class Dqn(TrainEvalMode):
             record["train/epsilon"] = self.explorer.epsilon()
         return Record(record)
 
-    @torch.no_grad()
-    def _update_target(self) -> None:
-        tau = self.config.tau
-        for p_tgt, p in zip(self.qnet_tgt.parameters(), self.qnet.parameters(), strict=True):
-            if tau == 1.0:
-                p_tgt.copy_(p)
-            else:
-                p_tgt.lerp_(p, tau)
+    def _modules(self) -> dict[str, torch.nn.Module]:
+        return {"qnet.pt": self.qnet, "qnet_tgt.pt": self.qnet_tgt}
 
     def save_params(self, path: Path) -> list[Path]:
-        """Writes ``qnet.pt``, ``qnet_tgt.pt``, ``optimizer.pt`` (optimiser state, opt steps) to ``path``."""
-        files = [path / name for name in _FILES]
-        torch.save(self.qnet.state_dict(), files[0])
-        torch.save(self.qnet_tgt.state_dict(), files[1])
-        torch.save({"optimizer": self.optimizer.state_dict(), "opt_steps": self.opt_steps}, files[2])
-        return files
+        """Writes ``qnet.pt``, ``qnet_tgt.pt`` and ``state.pt`` (optimiser state, opt steps) to ``path``."""
+        return save_modules(
+            path, self._modules(), {"optimizer": self.optimizer.state_dict(), "opt_steps": self.opt_steps}
+        )
 
     def load_params(self, path: Path) -> None:
         """Reads what ``save_params`` wrote.
 
         Raises:
             FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file does not match this agent's networks (the message names the file).
+            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
-        for name in _FILES:
-            if not (path / name).is_file():
-                raise FileNotFoundError(f"{path / name} not found: not a saved DQN model directory")
-        for name, module in (("qnet.pt", self.qnet), ("qnet_tgt.pt", self.qnet_tgt)):
-            try:
-                module.load_state_dict(torch.load(path / name, map_location=self.device, weights_only=True))
-            except RuntimeError as exc:
-                raise ValueError(f"{path / name} does not match this DQN's network: {exc}") from exc
-        state = torch.load(path / _FILES[2], map_location=self.device, weights_only=True)
+        state = load_modules(path, self._modules(), "DQN", self.device)
         self.optimizer.load_state_dict(state["optimizer"])
         self.opt_steps = int(state["opt_steps"])

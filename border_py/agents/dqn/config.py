@@ -1,4 +1,4 @@
-"""Configs of the DQN agent and its explorers."""
+"""Config of the DQN agent (its explorers' configs live in :mod:`border_py.agents.explorers`)."""
 
 from __future__ import annotations
 
@@ -6,38 +6,17 @@ from typing import Literal
 
 import attrs
 
-_unit = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 
-
-@attrs.frozen(kw_only=True)
-class EpsilonGreedyConfig:
-    """Epsilon-greedy exploration with a linear schedule.
-
-    Epsilon goes linearly from ``eps_start`` to ``eps_final`` over ``final_step`` actions sampled in train
-    mode (one per env step), then stays at ``eps_final``. Eval mode never explores.
-    """
-
-    kind: Literal["epsilon_greedy"] = "epsilon_greedy"
-    eps_start: float = attrs.field(default=1.0, validator=_unit)
-    """Probability of a random action at the first env step."""
-    eps_final: float = attrs.field(default=0.05, validator=_unit)
-    """Probability of a random action from ``final_step`` on."""
-    final_step: int = attrs.field(default=10_000, validator=attrs.validators.ge(0))
-    """In env steps (actions sampled in train mode): where the linear schedule ends."""
-
-
-@attrs.frozen(kw_only=True)
-class SoftmaxConfig:
-    """Boltzmann exploration: sample an action with probability ``softmax(q / temperature)``."""
-
-    kind: Literal["softmax"] = "softmax"
-    temperature: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
-    """In Q-value units: higher is more random."""
+__all__ = ["DqnConfig", "EpsilonGreedyConfig", "SoftmaxConfig"]
 
 
 @attrs.frozen(kw_only=True)
 class DqnConfig:
     """Config of :class:`~border_py.agents.dqn.Dqn`.
+
+    The discount is not here: each transition carries its own (``gamma^k``), set by the step processor
+    (``SimpleStepProcessorConfig.gamma`` or ``NStepStepProcessorConfig``).
 
     Example:
         >>> DqnConfig(hidden=(256, 256), double_dqn=True).loss
@@ -52,14 +31,14 @@ class DqnConfig:
     """Adam learning rate."""
     batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
     """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
-    gamma: float = attrs.field(default=0.99, validator=[attrs.validators.ge(0.0), attrs.validators.le(1.0)])
-    """Discount factor per env step."""
     tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
     """Target update ``target <- tau * online + (1 - tau) * target``: 1.0 is a hard copy, < 1 Polyak."""
     target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
     """In opt steps: how often the target network is updated."""
     double_dqn: bool = False
     """Pick the next action with the online network and value it with the target (van Hasselt et al.)."""
+    dueling: bool = False
+    """Dueling head (Wang et al., 2016): ``Q = V + A - mean(A)`` on top of the shared hidden layers."""
     loss: Literal["mse", "huber"] = "huber"
     """TD loss: squared error or Huber (smooth L1 with delta 1)."""
     max_grad_norm: float | None = attrs.field(

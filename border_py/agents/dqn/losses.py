@@ -9,18 +9,20 @@ import torch.nn.functional as F
 
 
 def td_target(
-    reward: torch.Tensor, is_terminated: torch.Tensor, next_value: torch.Tensor, gamma: float
+    reward: torch.Tensor, is_terminated: torch.Tensor, next_value: torch.Tensor, discount: torch.Tensor
 ) -> torch.Tensor:
-    """The one-step TD target ``r + gamma * (1 - terminated) * V(s')``.
+    """The TD target ``r + discount * (1 - terminated) * V(s')``.
 
+    ``discount`` is each transition's own (``gamma`` for one step, ``gamma^k`` for ``k`` summed rewards).
     Bootstraps through truncation, not termination: a time-limit cut is not a terminal state, so its
     ``next_value`` (from the final observation of the episode) counts.
 
     Example:
-        >>> td_target(torch.tensor([1.0, 1.0]), torch.tensor([0.0, 1.0]), torch.tensor([2.0, 2.0]), 0.5)
+        >>> td_target(torch.tensor([1.0, 1.0]), torch.tensor([0.0, 1.0]), torch.tensor([2.0, 2.0]),
+        ...           torch.tensor([0.5, 0.5]))
         tensor([2., 1.])
     """
-    return reward + gamma * (1.0 - is_terminated) * next_value
+    return reward + discount * (1.0 - is_terminated) * next_value
 
 
 def next_state_value(q_next_target: torch.Tensor, q_next_online: torch.Tensor | None = None) -> torch.Tensor:

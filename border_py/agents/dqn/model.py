@@ -1,4 +1,4 @@
-"""The Q-network."""
+"""The Q-network, with a plain or a dueling head."""
 
 from __future__ import annotations
 
@@ -11,13 +11,34 @@ from border_py.agents._nets import mlp
 
 
 class QNetwork(nn.Module):
-    """Maps observations ``(batch, obs_dim)`` to Q-values ``(batch, n_actions)`` with an MLP."""
+    """Maps observations ``(batch, obs_dim)`` to Q-values ``(batch, n_actions)`` with an MLP.
 
-    def __init__(self, obs_dim: int, n_actions: int, hidden: Sequence[int]) -> None:
+    With ``dueling``, the hidden layers are shared and two linear heads give a state value ``V(s)`` and
+    advantages ``A(s, a)``; ``Q = V + A - mean_a A`` (the mean, not the max, as Wang et al. recommend for
+    stability), which keeps ``V`` identifiable.
+
+    Example:
+        >>> QNetwork(4, 2, (8,), dueling=True)(torch.zeros(3, 4)).shape
+        torch.Size([3, 2])
+    """
+
+    def __init__(self, obs_dim: int, n_actions: int, hidden: Sequence[int], dueling: bool = False) -> None:
         super().__init__()
-        self.net = mlp(obs_dim, n_actions, hidden)
+        self.dueling = dueling
+        if not dueling:
+            self.net = mlp(obs_dim, n_actions, hidden)
+            return
+        if not hidden:
+            raise ValueError("a dueling Q-network needs at least one hidden layer to share")
+        self.net = nn.Sequential(*mlp(obs_dim, hidden[-1], hidden[:-1]), nn.ReLU())
+        self.value = nn.Linear(hidden[-1], 1)
+        self.advantage = nn.Linear(hidden[-1], n_actions)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Returns the Q-values of every action."""
-        q: torch.Tensor = self.net(obs)
-        return q
+        h: torch.Tensor = self.net(obs)
+        if not self.dueling:
+            return h
+        adv: torch.Tensor = self.advantage(h)
+        value: torch.Tensor = self.value(h)
+        return value + adv - adv.mean(dim=1, keepdim=True)

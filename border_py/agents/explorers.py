@@ -1,13 +1,42 @@
-"""Exploration strategies for discrete actions, seeded with their own RNG."""
+"""Exploration for discrete actions (shared by DQN and IQN): configs and explorers, each seeded with its
+own RNG. Eval mode never explores; these are used only for actions sampled in train mode."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
+import attrs
 import numpy as np
 import torch
 
-from border_py.agents.dqn.config import EpsilonGreedyConfig, SoftmaxConfig
+_unit = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+
+
+@attrs.frozen(kw_only=True)
+class EpsilonGreedyConfig:
+    """Epsilon-greedy exploration with a linear schedule.
+
+    Epsilon goes linearly from ``eps_start`` to ``eps_final`` over ``final_step`` actions sampled in train
+    mode (one per env step), then stays at ``eps_final``. Eval mode never explores.
+    """
+
+    kind: Literal["epsilon_greedy"] = "epsilon_greedy"
+    eps_start: float = attrs.field(default=1.0, validator=_unit)
+    """Probability of a random action at the first env step."""
+    eps_final: float = attrs.field(default=0.05, validator=_unit)
+    """Probability of a random action from ``final_step`` on."""
+    final_step: int = attrs.field(default=10_000, validator=attrs.validators.ge(0))
+    """In env steps (actions sampled in train mode): where the linear schedule ends."""
+
+
+@attrs.frozen(kw_only=True)
+class SoftmaxConfig:
+    """Boltzmann exploration: sample an action with probability ``softmax(q / temperature)``."""
+
+    kind: Literal["softmax"] = "softmax"
+    temperature: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    """In Q-value units: higher is more random."""
 
 
 class EpsilonGreedy:

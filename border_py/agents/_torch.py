@@ -1,0 +1,71 @@
+"""Torch helpers every agent shares: target updates and checkpoint files that name themselves in errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+
+@torch.no_grad()
+def update_target(target: nn.Module, online: nn.Module, tau: float) -> None:
+    """``target <- tau * online + (1 - tau) * target`` parameter by parameter; ``tau = 1`` is a hard copy.
+
+    Example:
+        >>> a, b = nn.Linear(1, 1), nn.Linear(1, 1)
+        >>> update_target(a, b, 1.0); bool(torch.equal(a.weight, b.weight))
+        True
+    """
+    for p_tgt, p in zip(target.parameters(), online.parameters(), strict=True):
+        if tau == 1.0:
+            p_tgt.copy_(p)
+        else:
+            p_tgt.lerp_(p, tau)
+
+
+def save_modules(path: Path, modules: Mapping[str, nn.Module], extra: Mapping[str, Any]) -> list[Path]:
+    """Writes each module's state dict to ``path/<name>`` and ``extra`` (optimiser states, counters) to
+    ``path/state.pt``; returns the files written."""
+    files = []
+    for name, module in modules.items():
+        torch.save(module.state_dict(), path / name)
+        files.append(path / name)
+    torch.save(dict(extra), path / "state.pt")
+    files.append(path / "state.pt")
+    return files
+
+
+def load_modules(
+    path: Path, modules: Mapping[str, nn.Module], agent: str, device: torch.device
+) -> dict[str, Any]:
+    """Reads what :func:`save_modules` wrote into ``modules``; returns the ``extra`` mapping.
+
+    Every file is checked to exist before any module is changed.
+
+    Raises:
+        FileNotFoundError: a file is missing (the message names it).
+        ValueError: a file is unreadable or does not match the module it is loaded into (the message names
+            the file).
+    """
+    for name in [*modules, "state.pt"]:
+        if not (path / name).is_file():
+            raise FileNotFoundError(f"{path / name} not found: not a saved {agent} model directory")
+
+    def read(file: Path) -> Any:
+        try:
+            return torch.load(file, map_location=device, weights_only=True)
+        except Exception as exc:  # torch raises several types for a corrupt or truncated file
+            raise ValueError(f"{file} is not a readable checkpoint file: {exc}") from exc
+
+    for name, module in modules.items():
+        try:
+            module.load_state_dict(read(path / name))
+        except RuntimeError as exc:
+            raise ValueError(f"{path / name} does not match this {agent}'s network: {exc}") from exc
+    extra = read(path / "state.pt")
+    if not isinstance(extra, dict):
+        raise ValueError(f"{path / 'state.pt'} does not hold a {agent} training state")
+    return extra

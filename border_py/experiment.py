@@ -1,0 +1,131 @@
+"""What every example script shares: its flags, config resolution, run directory and the two commands.
+
+An example defines an attrs ``Config`` (with a ``trainer: TrainerConfig`` and ``torch_threads: int``), a
+``train(config, progress) -> float`` and an ``evaluate(config, model_dir) -> float``; its ``main`` is
+:func:`run_example`. The flags are the same for every example::
+
+    python examples/<algo>_<env>.py --train --model-dir runs/x [--config FILE] [--seed N] [--max-opts N]
+    python examples/<algo>_<env>.py --eval --model-dir runs/x     # reads runs/x/config.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import attrs
+import torch
+
+from border_py.base.agent import Agent
+from border_py.base.evaluator import Evaluator
+from border_py.base.recorder import Recorder
+from border_py.base.typevars import A, O
+from border_py.config import load_yaml, save_yaml
+from border_py.recorders.tensorboard import TensorboardRecorder
+from border_py.seeding import seed_everything
+from border_py.trainer import TrainerConfig, TrainResult
+
+
+class ExampleConfig(Protocol):
+    """What :func:`run_example` reads of an example's config (an attrs class)."""
+
+    @property
+    def trainer(self) -> TrainerConfig: ...
+
+    @property
+    def torch_threads(self) -> int: ...
+
+
+C = TypeVar("C", bound=ExampleConfig)
+
+
+def prepare_run(config: ExampleConfig) -> Path:
+    """Seeds python, numpy and torch, sets torch's thread count, creates ``model_dir`` and writes the
+    config it runs with to ``model_dir/config.yaml``; returns ``model_dir``.
+
+    Raises:
+        ValueError: the config has no ``model_dir`` (an example always saves its models).
+    """
+    if config.trainer.model_dir is None:
+        raise ValueError("trainer.model_dir is None: an example always saves its models")
+    model_dir = Path(config.trainer.model_dir)
+    seed_everything(config.trainer.seed)
+    torch.set_num_threads(config.torch_threads)
+    model_dir.mkdir(parents=True, exist_ok=True)
+    save_yaml(config, model_dir / "config.yaml")
+    return model_dir
+
+
+def train_with_tensorboard(model_dir: Path, train: Callable[[Recorder], TrainResult]) -> TrainResult:
+    """Runs ``train`` with a TensorBoard recorder writing to ``model_dir/tensorboard`` (closed even when
+    training fails) and prints a one-line summary."""
+    recorder = TensorboardRecorder(model_dir / "tensorboard")
+    try:
+        result = train(recorder)
+    finally:
+        recorder.close()
+    print(f"trained {result.opt_steps} opt steps, {result.env_steps} env steps", end="; ")
+    print(f"best eval {result.best_score:.1f}")
+    return result
+
+
+def evaluate_saved(agent: Agent[O, A, Any], evaluator: Evaluator[O, A], path: Path) -> float:
+    """Loads ``agent`` from ``path``, evaluates it greedily, prints and returns the score."""
+    agent.load_params(path)
+    agent.eval()
+    score, _ = evaluator.evaluate(agent)
+    print(f"eval of {path}: mean return {score:.1f}")
+    return score
+
+
+def run_example(
+    argv: list[str] | None,
+    doc: str | None,
+    default: C,
+    train: Callable[[C, bool], float],
+    evaluate: Callable[[C, Path], float],
+) -> int:
+    """Parses the common flags, resolves the config and runs training and/or evaluation.
+
+    The config is ``--config FILE`` if given; else, for ``--eval`` alone, ``model_dir/config.yaml`` when
+    it exists; else ``default``. ``--model-dir``, ``--seed`` and ``--max-opts`` then override its trainer.
+
+    Returns:
+        The exit status (0).
+    """
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--train", action="store_true", help="train and save models")
+    parser.add_argument("--eval", action="store_true", help="evaluate model_dir/best")
+    parser.add_argument("--model-dir", type=Path, help="where models, config and logs go")
+    parser.add_argument("--config", type=Path, help="a YAML config (default: the built-in one)")
+    parser.add_argument("--seed", type=int, help="seed of the run")
+    parser.add_argument("--max-opts", type=int, help="opt steps to train")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    args = parser.parse_args(argv)
+    if not (args.train or args.eval):
+        parser.error("give --train, --eval or both")
+
+    saved = None if args.model_dir is None else args.model_dir / "config.yaml"
+    config = default
+    if args.config is not None:
+        config = load_yaml(type(default), args.config)
+    elif args.eval and not args.train and saved is not None and saved.is_file():
+        config = load_yaml(type(default), saved)
+    trainer = config.trainer
+    if args.model_dir is not None:
+        trainer = attrs.evolve(trainer, model_dir=str(args.model_dir))
+    if args.seed is not None:
+        trainer = attrs.evolve(trainer, seed=args.seed)
+    if args.max_opts is not None:
+        trainer = attrs.evolve(trainer, max_opts=args.max_opts)
+    config = attrs.evolve(config, trainer=trainer)  # type: ignore[misc]  # C is an attrs class
+
+    if args.train:
+        train(config, not args.no_progress)
+    if args.eval:
+        if config.trainer.model_dir is None:
+            parser.error("--eval needs --model-dir (or a config with trainer.model_dir)")
+        evaluate(config, Path(config.trainer.model_dir))
+    return 0
