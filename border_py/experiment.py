@@ -1,7 +1,7 @@
 """What every example script shares: its flags, config resolution, run directory and the two commands.
 
 An example defines an attrs ``Config`` (with a ``trainer: TrainerConfig`` and ``torch_threads: int``), a
-``train(config, progress) -> float`` and an ``evaluate(config, model_dir) -> float``; its ``main`` is
+``train(config, progress) -> TrainResult`` and an ``evaluate(config, model_dir) -> float``; its ``main`` is
 :func:`run_example`. The flags are the same for every example::
 
     python examples/<algo>_<env>.py --train --model-dir runs/x [--config FILE] [--seed N] [--max-opts N]
@@ -84,7 +84,7 @@ def run_example(
     argv: list[str] | None,
     doc: str | None,
     default: C,
-    train: Callable[[C, bool], float],
+    train: Callable[[C, bool], TrainResult],
     evaluate: Callable[[C, Path], float],
 ) -> int:
     """Parses the common flags, resolves the config and runs training and/or evaluation.

@@ -33,6 +33,7 @@ from border_py import (
     SimpleReplayBufferConfig,
     Trainer,
     TrainerConfig,
+    TrainResult,
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.envs import Act, Obs
@@ -80,15 +81,14 @@ def make_agent_and_evaluator(config: Config) -> tuple[Dqn, DefaultEvaluator[Obs,
     return agent, config.evaluator.build(eval_env)
 
 
-def train(config: Config, progress: bool = True) -> float:
-    """Trains, saving into ``config.trainer.model_dir``; returns the best evaluation score."""
+def train(config: Config, progress: bool = True) -> TrainResult:
+    """Trains, saving into ``config.trainer.model_dir``; returns the scores and step counts."""
     model_dir = prepare_run(config)
     agent, evaluator = make_agent_and_evaluator(config)
     trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
-    result = train_with_tensorboard(
+    return train_with_tensorboard(
         model_dir, lambda recorder: trainer.train(agent, recorder, evaluator, progress=progress)
     )
-    return result.best_score
 
 
 def evaluate(config: Config, model_dir: Path) -> float:

@@ -1,6 +1,22 @@
-"""Agents on PyTorch. Each has the same layout: config, model, explorer (if any), losses (pure tensor
-functions, tested by hand-computed values), agent (networks, optimisers, targets, ``opt``)."""
+"""Agents on PyTorch. Each has the same layout: config, model, losses (pure tensor functions, tested by
+hand-computed values), agent (networks, optimisers, targets, ``opt``). DQN and IQN share the explorers of
+:mod:`border_py.agents.explorers`."""
 
-from border_py.agents.dqn import Dqn, DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.dqn import Dqn, DqnConfig
+from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.iqn import EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
+from border_py.agents.sac import Sac, SacConfig
 
-__all__ = ["Dqn", "DqnConfig", "EpsilonGreedyConfig", "SoftmaxConfig"]
+__all__ = [
+    "Dqn",
+    "DqnConfig",
+    "EpsilonGreedyConfig",
+    "EvenTaus",
+    "FixedTaus",
+    "Iqn",
+    "IqnConfig",
+    "Sac",
+    "SacConfig",
+    "SoftmaxConfig",
+    "UniformTaus",
+]

@@ -60,12 +60,31 @@ def load_modules(
         except Exception as exc:  # torch raises several types for a corrupt or truncated file
             raise ValueError(f"{file} is not a readable checkpoint file: {exc}") from exc
 
-    for name, module in modules.items():
-        try:
-            module.load_state_dict(read(path / name))
-        except RuntimeError as exc:
-            raise ValueError(f"{path / name} does not match this {agent}'s network: {exc}") from exc
+    # Read and check everything first, so that a bad file leaves the agent as it was.
+    states = {name: read(path / name) for name in modules}
     extra = read(path / "state.pt")
     if not isinstance(extra, dict):
         raise ValueError(f"{path / 'state.pt'} does not hold a {agent} training state")
+    for name, module in modules.items():
+        _check_matches(path / name, states[name], module, agent)
+    for name, module in modules.items():
+        module.load_state_dict(states[name])
     return extra
+
+
+def _check_matches(file: Path, state: Any, module: nn.Module, agent: str) -> None:
+    expected = module.state_dict()
+    if not isinstance(state, dict):
+        raise ValueError(f"{file} does not hold a state dict")
+    if state.keys() != expected.keys():
+        missing, unexpected = sorted(expected.keys() - state.keys()), sorted(state.keys() - expected.keys())
+        raise ValueError(
+            f"{file} does not match this {agent}'s network: missing {missing}, unexpected {unexpected}"
+        )
+    for key, value in expected.items():
+        if not isinstance(state[key], torch.Tensor) or state[key].shape != value.shape:
+            shape = getattr(state[key], "shape", type(state[key]).__name__)
+            raise ValueError(
+                f"{file} does not match this {agent}'s network: {key} has shape {shape}, "
+                f"the network's is {tuple(value.shape)}"
+            )

@@ -87,6 +87,17 @@ class GymEnv:
         return int(self.action_space.n)
 
     @property
+    def action_bounds(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The ``(low, high)`` bounds of a Box action space, as float32 arrays.
+
+        Raises:
+            TypeError: the action space is not a Box.
+        """
+        if not isinstance(self.action_space, gym.spaces.Box):
+            raise TypeError(f"{self.config.name} has a {type(self.action_space).__name__} action space")
+        return self.action_space.low.astype(np.float32), self.action_space.high.astype(np.float32)
+
+    @property
     def obs_dim(self) -> int:
         """The number of observation components (the product of the observation shape)."""
         shape = self.env.observation_space.shape

@@ -27,7 +27,7 @@ def test_short_dqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
         trainer=attrs.evolve(config.trainer, max_opts=5_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
-    best = dqn_cartpole.train(config, progress=False)
+    best = dqn_cartpole.train(config, progress=False).best_score
     assert best >= 150.0
     assert load_meta(tmp_path / "best")["score"] == best
     # The saved best model reproduces its score.
@@ -39,6 +39,6 @@ def test_short_dqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
 def test_dqn_solves_cartpole(tmp_path: Path, seed: int) -> None:
     """The example's full run: greedy mean >= 475 over 10 episodes, reproduced by reloading ``best``."""
     config = _config(tmp_path, seed=seed)
-    best = dqn_cartpole.train(config, progress=False)
+    best = dqn_cartpole.train(config, progress=False).best_score
     assert best >= 475.0
     assert dqn_cartpole.evaluate(config, tmp_path) == best

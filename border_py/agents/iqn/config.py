@@ -1,0 +1,98 @@
+"""Configs of the IQN agent and of its quantile-fraction sampling."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+
+_hidden = attrs.validators.deep_iterable(attrs.validators.gt(0))
+
+
+def _fractions(
+    instance: object, attribute: attrs.Attribute[tuple[float, ...]], value: tuple[float, ...]
+) -> None:
+    if not value or not all(0.0 < t < 1.0 for t in value):
+        raise ValueError(f"'{attribute.name}' must be a non-empty list of fractions in (0, 1), got {value}")
+
+
+@attrs.frozen(kw_only=True)
+class UniformTaus:
+    """``n`` fractions drawn uniformly from (0, 1) for each batch item, anew at every use (the IQN paper)."""
+
+    kind: Literal["uniform"] = "uniform"
+    n: int = attrs.field(default=8, validator=attrs.validators.gt(0))
+    """How many fractions per batch item."""
+
+
+@attrs.frozen(kw_only=True)
+class EvenTaus:
+    """The ``n`` midpoints ``(i + 0.5) / n``: deterministic, and their mean quantile approximates the mean
+    of the return distribution."""
+
+    kind: Literal["even"] = "even"
+    n: int = attrs.field(default=32, validator=attrs.validators.gt(0))
+    """How many fractions."""
+
+
+@attrs.frozen(kw_only=True)
+class FixedTaus:
+    """The given fractions, e.g. ``(0.1, 0.2)`` for a risk-averse policy that acts on low quantiles."""
+
+    kind: Literal["fixed"] = "fixed"
+    taus: tuple[float, ...] = attrs.field(validator=_fractions)
+    """The fractions, each in (0, 1)."""
+
+
+TauSampling = UniformTaus | EvenTaus | FixedTaus
+"""How quantile fractions are chosen."""
+
+
+@attrs.frozen(kw_only=True)
+class IqnConfig:
+    """Config of :class:`~border_py.agents.iqn.Iqn`.
+
+    The network is ``Z(s, tau) = f(psi(s) * phi(tau))``: ``psi`` an MLP to ``embed_dim`` units, ``phi`` a
+    linear layer over ``cos(pi i tau)`` for ``i = 0 .. n_cos - 1``, ``f`` an MLP to one quantile per action.
+    The discount is not here: each transition carries its own, set by the step processor.
+
+    Example:
+        >>> IqnConfig(act_taus=FixedTaus(taus=(0.25,))).pred_taus
+        UniformTaus(kind='uniform', n=8)
+    """
+
+    hidden: tuple[int, ...] = attrs.field(default=(128,), validator=_hidden)
+    """In units: hidden layers of ``psi`` (observation features) before its ``embed_dim`` output."""
+    embed_dim: int = attrs.field(default=128, validator=attrs.validators.gt(0))
+    """In units: the size of the state and quantile embeddings that are multiplied."""
+    n_cos: int = attrs.field(default=64, validator=attrs.validators.gt(0))
+    """How many cosine features embed a fraction."""
+    head_hidden: tuple[int, ...] = attrs.field(default=(128,), validator=_hidden)
+    """In units: hidden layers of ``f``, from the product to the per-action quantiles."""
+    pred_taus: TauSampling = attrs.field(factory=UniformTaus)
+    """Fractions of the predicted quantiles in the loss (N in the paper)."""
+    target_taus: TauSampling = attrs.field(factory=UniformTaus)
+    """Fractions of the target quantiles in the loss (N')."""
+    act_taus: TauSampling = attrs.field(factory=EvenTaus)
+    """Fractions whose quantiles are averaged to pick the greedy action (K); ``even`` keeps eval
+    deterministic."""
+    kappa: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    """In return units: the Huber threshold of the quantile Huber loss."""
+    lr: float = attrs.field(default=1e-3, validator=attrs.validators.gt(0.0))
+    """Adam learning rate."""
+    batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
+    """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
+    tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
+    """Target update ``target <- tau * online + (1 - tau) * target``: 1.0 is a hard copy, < 1 Polyak."""
+    target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
+    """In opt steps: how often the target network is updated."""
+    max_grad_norm: float | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0.0))
+    )
+    """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
+    explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
+    """How actions are explored in train mode (on the mean over ``act_taus`` quantiles)."""
+    device: str = "cpu"
+    """Torch device of the networks (``cpu``, ``cuda``)."""

@@ -1,0 +1,44 @@
+"""IQN's loss math as pure functions of tensors."""
+
+from __future__ import annotations
+
+import torch
+
+
+def quantile_target(
+    reward: torch.Tensor, is_terminated: torch.Tensor, discount: torch.Tensor, next_quantiles: torch.Tensor
+) -> torch.Tensor:
+    """The distributional target ``r + discount * (1 - terminated) * Z'(s', a*)``, ``(batch, n_target)``.
+
+    Example:
+        >>> quantile_target(torch.ones(1), torch.zeros(1), torch.tensor([0.5]), torch.tensor([[2.0, 4.0]]))
+        tensor([[2., 3.]])
+    """
+    return reward.unsqueeze(1) + (discount * (1.0 - is_terminated)).unsqueeze(1) * next_quantiles
+
+
+def quantile_huber_loss(
+    pred: torch.Tensor, taus: torch.Tensor, target: torch.Tensor, kappa: float
+) -> torch.Tensor:
+    """The quantile Huber loss of each batch item, ``(batch,)``.
+
+    With ``u_ij = target_j - pred_i``: ``rho_ij = |tau_i - 1{u_ij < 0}| * H_kappa(u_ij) / kappa``, where
+    ``H_kappa(u) = u^2 / 2`` for ``|u| <= kappa`` and ``kappa (|u| - kappa / 2)`` beyond; the loss is
+    ``sum_i mean_j rho_ij`` (Dabney et al., 2018, eq. 3). Dividing by ``kappa`` makes it the quantile
+    (pinball) loss ``|tau - 1{u < 0}| |u|`` for large errors.
+
+    Args:
+        pred: predicted quantiles, ``(batch, N)``.
+        taus: their fractions, ``(batch, N)``.
+        target: target quantiles (no gradient), ``(batch, N')``.
+        kappa: the Huber threshold (> 0).
+
+    Example:
+        >>> quantile_huber_loss(torch.tensor([[0.0]]), torch.tensor([[0.25]]), torch.tensor([[2.0]]), 1.0)
+        tensor([0.3750])
+    """
+    u = target.unsqueeze(1) - pred.unsqueeze(2)  # (batch, N, N')
+    abs_u = u.abs()
+    huber = torch.where(abs_u <= kappa, 0.5 * u**2, kappa * (abs_u - 0.5 * kappa))
+    weight = (taus.unsqueeze(2) - (u.detach() < 0).float()).abs()
+    return (weight * huber / kappa).mean(dim=2).sum(dim=1)

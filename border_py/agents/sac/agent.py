@@ -1,0 +1,222 @@
+"""The SAC agent: policy, critics, target critics, entropy coefficient and ``opt``."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from border_py.agents._mode import TrainEvalMode
+from border_py.agents._torch import load_modules, save_modules, update_target
+from border_py.agents.sac.config import SacConfig
+from border_py.agents.sac.losses import (
+    actor_loss,
+    alpha_loss,
+    critic_loss,
+    soft_q_target,
+    squashed_gaussian_log_prob,
+)
+from border_py.agents.sac.model import CriticEnsemble, GaussianActor
+from border_py.base.replay_buffer import ReplayBuffer
+from border_py.record import Record
+from border_py.replay_buffer.transition import TransitionBatch
+
+
+class Sac(TrainEvalMode):
+    """Soft actor-critic (Haarnoja et al., 2018) for Box action spaces.
+
+    Train-mode actions are sampled from the tanh-squashed Gaussian policy; eval-mode actions are its
+    deterministic mode ``bias + scale * tanh(mean)``. Each update fits ``n_critics`` Q-networks to the soft
+    Bellman target built from the minimum of the target critics, then the policy to ``min_i Q_i`` minus the
+    entropy bonus, then (optionally) alpha, then moves the target critics by Polyak averaging. All
+    randomness comes from the agent's own ``torch.Generator``, seeded with ``seed``.
+
+    Args:
+        config: hyperparameters.
+        obs_dim: size of a (flat) observation.
+        action_low: the Box action space's lower bounds (finite).
+        action_high: its upper bounds (finite, above ``action_low``).
+        seed: seeds network initialisation and the agent's sampling.
+
+    Example:
+        >>> agent = Sac(SacConfig(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
+        >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
+        (1,)
+    """
+
+    def __init__(
+        self,
+        config: SacConfig,
+        obs_dim: int,
+        action_low: npt.NDArray[Any],
+        action_high: npt.NDArray[Any],
+        seed: int,
+    ) -> None:
+        low = np.asarray(action_low, dtype=np.float32).reshape(-1)
+        high = np.asarray(action_high, dtype=np.float32).reshape(-1)
+        if low.shape != high.shape or not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+            raise ValueError(f"SAC needs finite action bounds of one shape, got low {low}, high {high}")
+        if not np.all(high > low):
+            raise ValueError(f"SAC needs action_high > action_low everywhere, got low {low}, high {high}")
+        self.config = config
+        self.obs_dim = obs_dim
+        self.act_dim = int(low.shape[0])
+        self.device = torch.device(config.device)
+        self.action_low, self.action_high = low, high
+        self.scale = torch.as_tensor((high - low) / 2.0, device=self.device)
+        self.bias = torch.as_tensor((high + low) / 2.0, device=self.device)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.actor = GaussianActor(
+                obs_dim, self.act_dim, config.actor_hidden, config.log_std_min, config.log_std_max
+            ).to(self.device)
+            self.critic = CriticEnsemble(obs_dim, self.act_dim, config.critic_hidden, config.n_critics).to(
+                self.device
+            )
+        # The target critics are their own networks, saved and loaded as themselves.
+        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
+        self.log_alpha = torch.tensor(
+            float(np.log(config.init_alpha)), device=self.device, requires_grad=config.auto_alpha
+        )
+        self.target_entropy = -float(self.act_dim) if config.target_entropy is None else config.target_entropy
+        self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=config.actor_lr)
+        self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=config.critic_lr)
+        self.alpha_optimizer = torch.optim.Adam([self.log_alpha], lr=config.alpha_lr)
+        self.generator = torch.Generator(self.device).manual_seed(seed)
+        self.opt_steps = 0
+
+    def _squash(self, u: torch.Tensor) -> torch.Tensor:
+        return self.bias + self.scale * torch.tanh(u)
+
+    def _sample_policy(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Reparameterised actions and their log-probabilities, ``(batch, act_dim)`` and ``(batch,)``."""
+        mean, log_std = self.actor(obs)
+        noise = torch.randn(mean.shape, generator=self.generator, device=self.device)
+        u = mean + log_std.exp() * noise
+        return self._squash(u), squashed_gaussian_log_prob(u, mean, log_std, self.scale)
+
+    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+        """Returns a float32 action of shape ``(act_dim,)`` within the bounds: sampled in train mode, the
+        policy's mode in eval mode."""
+        with torch.inference_mode():
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(1, -1)
+            if self._train:
+                act, _ = self._sample_policy(x)
+            else:
+                act = self._squash(self.actor(x)[0])
+        # The clip only guards float rounding of bias + scale * tanh at the bounds.
+        out: npt.NDArray[np.float32] = np.clip(act[0].cpu().numpy(), self.action_low, self.action_high)
+        return out
+
+    def alpha(self) -> float:
+        """The current entropy coefficient."""
+        return float(self.log_alpha.detach().exp())
+
+    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
+        """``n_updates_per_opt`` updates, each on its own batch; ``None`` while the buffer is smaller than a
+        batch.
+
+        Returns:
+            Means over the updates of ``train/critic_loss``, ``train/actor_loss``, ``train/q_mean``,
+            ``train/entropy`` (``-log pi`` of fresh actions), ``train/alpha`` and, with automatic tuning,
+            ``train/alpha_loss``.
+        """
+        if len(buffer) < self.config.batch_size:
+            return None
+        records = [self._update(buffer) for _ in range(self.config.n_updates_per_opt)]
+        self.opt_steps += 1
+        if len(records) == 1:
+            return Record(records[0])
+        return Record({k: float(np.mean([r[k] for r in records])) for k in records[0]})
+
+    def _clip(self, params: Any) -> None:
+        if self.config.max_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(params, self.config.max_grad_norm)
+
+    def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
+        c = self.config
+        b = buffer.batch(c.batch_size).to(self.device)
+        alpha = self.log_alpha.detach().exp()
+
+        with torch.no_grad():
+            next_act, next_log_prob = self._sample_policy(b.next_obs)
+            next_q_min = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
+            target = soft_q_target(
+                b.reward, b.is_terminated, b.discount, next_q_min, next_log_prob, alpha, c.reward_scale
+            )
+        q = self.critic(b.obs, b.act)
+        loss_q = critic_loss(q, target, b.weight)
+        self.critic_optimizer.zero_grad(set_to_none=True)
+        loss_q.backward()
+        self._clip(self.critic.parameters())
+        self.critic_optimizer.step()
+
+        act, log_prob = self._sample_policy(b.obs)
+        # The critics are held fixed here: only the policy's gradient is wanted.
+        self.critic.requires_grad_(False)
+        loss_pi = actor_loss(log_prob, self.critic(b.obs, act).min(dim=0).values, alpha)
+        self.critic.requires_grad_(True)
+        self.actor_optimizer.zero_grad(set_to_none=True)
+        loss_pi.backward()
+        self._clip(self.actor.parameters())
+        self.actor_optimizer.step()
+
+        record = {
+            "train/critic_loss": float(loss_q.detach()),
+            "train/actor_loss": float(loss_pi.detach()),
+            "train/q_mean": float(q.detach().mean()),
+            "train/entropy": float(-log_prob.detach().mean()),
+        }
+        if c.auto_alpha:
+            loss_alpha = alpha_loss(self.log_alpha, log_prob.detach(), self.target_entropy)
+            self.alpha_optimizer.zero_grad(set_to_none=True)
+            loss_alpha.backward()
+            self.alpha_optimizer.step()
+            record["train/alpha_loss"] = float(loss_alpha.detach())
+        record["train/alpha"] = self.alpha()
+
+        # The targets follow the critics after their optimiser step.
+        update_target(self.critic_tgt, self.critic, c.tau)
+        if b.weight is not None:
+            td = (target - q.detach().mean(dim=0)).cpu().numpy()
+            buffer.update_priority(b.ix_sample, td)
+        return record
+
+    def _modules(self) -> dict[str, torch.nn.Module]:
+        return {"actor.pt": self.actor, "critic.pt": self.critic, "critic_tgt.pt": self.critic_tgt}
+
+    def save_params(self, path: Path) -> list[Path]:
+        """Writes ``actor.pt``, ``critic.pt``, ``critic_tgt.pt`` (the target critics themselves) and
+        ``state.pt`` (optimiser states, ``log_alpha``, opt steps, the sampling generator) to ``path``."""
+        return save_modules(
+            path,
+            self._modules(),
+            {
+                "actor_optimizer": self.actor_optimizer.state_dict(),
+                "critic_optimizer": self.critic_optimizer.state_dict(),
+                "alpha_optimizer": self.alpha_optimizer.state_dict(),
+                "log_alpha": self.log_alpha.detach().clone(),
+                "opt_steps": self.opt_steps,
+                "generator": self.generator.get_state(),
+            },
+        )
+
+    def load_params(self, path: Path) -> None:
+        """Reads what ``save_params`` wrote.
+
+        Raises:
+            FileNotFoundError: a file is missing (the message names it).
+            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
+        """
+        state = load_modules(path, self._modules(), "SAC", self.device)
+        self.actor_optimizer.load_state_dict(state["actor_optimizer"])
+        self.critic_optimizer.load_state_dict(state["critic_optimizer"])
+        self.alpha_optimizer.load_state_dict(state["alpha_optimizer"])
+        with torch.no_grad():
+            self.log_alpha.copy_(state["log_alpha"])
+        self.opt_steps = int(state["opt_steps"])
+        self.generator.set_state(state["generator"].cpu())

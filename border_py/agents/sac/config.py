@@ -1,0 +1,65 @@
+"""Config of the SAC agent."""
+
+from __future__ import annotations
+
+import attrs
+
+_hidden = attrs.validators.deep_iterable(attrs.validators.gt(0))
+_lr = attrs.validators.gt(0.0)
+
+
+@attrs.frozen(kw_only=True)
+class SacConfig:
+    """Config of :class:`~border_py.agents.sac.Sac`.
+
+    The discount is not here: each transition carries its own, set by the step processor. Action bounds
+    are not here either: the agent takes them from the env's Box action space.
+
+    Example:
+        >>> SacConfig(n_critics=3).target_entropy is None
+        True
+    """
+
+    actor_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=_hidden)
+    """In units: widths of the policy network's hidden layers."""
+    critic_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=_hidden)
+    """In units: widths of each critic's hidden layers."""
+    actor_lr: float = attrs.field(default=3e-4, validator=_lr)
+    """Adam learning rate of the policy."""
+    critic_lr: float = attrs.field(default=3e-4, validator=_lr)
+    """Adam learning rate of the critics."""
+    alpha_lr: float = attrs.field(default=3e-4, validator=_lr)
+    """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only)."""
+    batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
+    """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
+    tau: float = attrs.field(default=0.005, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
+    """Unitless: Polyak factor of the target critics, ``target <- tau * online + (1 - tau) * target``,
+    applied after every update."""
+    n_critics: int = attrs.field(default=2, validator=attrs.validators.ge(1))
+    """How many Q-networks; targets and the policy loss use their minimum (clipped double Q)."""
+    init_alpha: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    """Unitless: the entropy coefficient at the start (kept fixed when ``auto_alpha`` is off)."""
+    auto_alpha: bool = True
+    """Tune alpha so the policy's entropy tracks ``target_entropy`` (Haarnoja et al., 2018b)."""
+    target_entropy: float | None = None
+    """In nats: the entropy automatic tuning aims for; ``None`` is ``-|A|`` (minus the action dimension)."""
+    reward_scale: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    """Unitless: rewards are multiplied by this in the critic target."""
+    n_updates_per_opt: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    """Gradient updates (each on its own batch) per ``opt`` call."""
+    log_std_min: float = -20.0
+    """The policy's log standard deviation is clamped to ``[log_std_min, log_std_max]``."""
+    log_std_max: float = 2.0
+    """See ``log_std_min``."""
+    max_grad_norm: float | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0.0))
+    )
+    """Clip each network's gradient L2 norm to this; ``None``: no clipping."""
+    device: str = "cpu"
+    """Torch device of the networks (``cpu``, ``cuda``)."""
+
+    def __attrs_post_init__(self) -> None:
+        if not self.log_std_min < self.log_std_max:
+            raise ValueError(
+                f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"
+            )

@@ -1,0 +1,142 @@
+"""Reference results: each example's full run over several seeds, as the markdown table in the README.
+
+    python -m examples.reference_results                          # every run, seeds 0 1 2
+    python -m examples.reference_results --runs sac_pendulum --seeds 0 1 2
+
+For each run and seed it trains the example with its default config (``model_dir`` under ``--out``),
+reloads ``best`` and evaluates it again, and prints one line per seed and a table: the best greedy
+evaluation (mean over the evaluator's episodes), the env steps at which an evaluation first reached the
+run's threshold, and the training wall-clock. Runs are sequential, one torch thread each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from border_py import NStepStepProcessorConfig, TrainResult
+from examples import dqn_cartpole, sac_pendulum
+
+
+@attrs.frozen
+class Outcome:
+    """One seed of one run."""
+
+    run: str
+    seed: int
+    best: float
+    reloaded: float
+    env_steps: int
+    env_steps_to_threshold: int | None
+    seconds: float
+
+
+@attrs.frozen
+class Run:
+    """An example's full run and the score that counts as solved."""
+
+    name: str
+    threshold: float
+    train_and_reload: Callable[[int, Path], tuple[TrainResult, float]]
+
+
+def _dqn(n_steps: int) -> Callable[[int, Path], tuple[TrainResult, float]]:
+    def run(seed: int, model_dir: Path) -> tuple[TrainResult, float]:
+        c = dqn_cartpole.Config()
+        c = attrs.evolve(
+            c,
+            trainer=attrs.evolve(c.trainer, seed=seed, model_dir=str(model_dir)),
+            step_processor=NStepStepProcessorConfig(n_steps=n_steps, gamma=c.step_processor.gamma),
+        )
+        return dqn_cartpole.train(c, progress=False), dqn_cartpole.evaluate(c, model_dir)
+
+    return run
+
+
+def _sac_pendulum(seed: int, model_dir: Path) -> tuple[TrainResult, float]:
+    c = sac_pendulum.Config()
+    c = attrs.evolve(c, trainer=attrs.evolve(c.trainer, seed=seed, model_dir=str(model_dir)))
+    return sac_pendulum.train(c, progress=False), sac_pendulum.evaluate(c, model_dir)
+
+
+RUNS = {
+    r.name: r
+    for r in [
+        Run("dqn_cartpole", 475.0, _dqn(1)),
+        Run("dqn_cartpole_nstep3", 475.0, _dqn(3)),
+        Run("sac_pendulum", -200.0, _sac_pendulum),
+    ]
+}
+
+
+def _table(outcomes: list[Outcome]) -> str:
+    lines = [
+        "| run | seeds | best greedy eval per seed | median | env steps to threshold (median) | "
+        "env steps | wall-clock per seed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in dict.fromkeys(o.run for o in outcomes):
+        rows = [o for o in outcomes if o.run == name]
+        threshold = RUNS[name].threshold
+        reached = [o.env_steps_to_threshold for o in rows if o.env_steps_to_threshold is not None]
+        to_threshold = (
+            f"{statistics.median(reached):,.0f} ({len(reached)}/{len(rows)} reached {threshold:g})"
+            if reached
+            else f"never reached {threshold:g}"
+        )
+        seeds = ", ".join(str(o.seed) for o in rows)
+        bests = " / ".join(f"{o.best:.1f}" for o in rows)
+        median = statistics.median(o.best for o in rows)
+        seconds = statistics.mean(o.seconds for o in rows)
+        cells = [
+            name,
+            seeds,
+            bests,
+            f"{median:.1f}",
+            to_threshold,
+            f"{rows[0].env_steps:,}",
+            f"{seconds:.0f} s",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the chosen runs and seeds, printing a line per seed and the table at the end."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=list(RUNS))
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--out", type=Path, default=Path("runs/reference"), help="model dirs go here")
+    args = parser.parse_args(argv)
+    outcomes = []
+    for name in args.runs:
+        run = RUNS[name]
+        for seed in args.seeds:
+            start = time.perf_counter()
+            result, reloaded = run.train_and_reload(seed, args.out / name / f"seed{seed}")
+            outcome = Outcome(
+                run=name,
+                seed=seed,
+                best=result.best_score,
+                reloaded=reloaded,
+                env_steps=result.env_steps,
+                env_steps_to_threshold=result.env_steps_to_reach(run.threshold),
+                seconds=time.perf_counter() - start,
+            )
+            print(json.dumps(attrs.asdict(outcome)), flush=True)
+            outcomes.append(outcome)
+    print(_table(outcomes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
