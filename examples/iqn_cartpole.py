@@ -9,10 +9,12 @@ Training writes ``model_dir/config.yaml``, ``model_dir/best/`` (the best greedy 
 ``model_dir/<opt_steps>/`` every ``save_interval`` opt steps and TensorBoard event files in
 ``model_dir/tensorboard``. ``--config FILE`` reads the config from YAML.
 
-The schedule is the DQN example's (1,000 warm-up env steps, one opt step every 2 env steps, epsilon to
-0.04 over 8,000 env steps, hard target copy every 128 opt steps) within a budget of 50,000 env steps.
-The loss uses 8 uniformly drawn fractions for the prediction and for the target; actions maximise the mean
-of the quantiles at 32 even fractions, so evaluation is deterministic.
+The schedule and optimiser are the DQN example's (1,000 warm-up env steps, one opt step every 2 env steps,
+Adam at 2.3e-3, batch 64, epsilon to 0.04 over 8,000 env steps, hard target copy every 128 opt steps)
+within a budget of 50,000 env steps; the network is 256 units wide (psi, embedding and head). The loss uses
+16 uniformly drawn fractions for the prediction and for the target; actions maximise the mean of the
+quantiles at 32 even fractions, so evaluation is deterministic. (With 128 units, 8 fractions and lr 1e-3,
+seed 0 peaked at 367 within 25,000 env steps.)
 """
 
 from __future__ import annotations
@@ -56,14 +58,14 @@ class Config:
     step_processor: NStepStepProcessorConfig = NStepStepProcessorConfig(n_steps=1, gamma=0.99)
     replay_buffer: SimpleReplayBufferConfig = SimpleReplayBufferConfig(capacity=100_000)
     agent: IqnConfig = IqnConfig(
-        hidden=(128,),
-        embed_dim=128,
+        hidden=(256,),
+        embed_dim=256,
         n_cos=64,
-        head_hidden=(128,),
-        pred_taus=UniformTaus(n=8),
-        target_taus=UniformTaus(n=8),
+        head_hidden=(256,),
+        pred_taus=UniformTaus(n=16),
+        target_taus=UniformTaus(n=16),
         act_taus=EvenTaus(n=32),
-        lr=1e-3,
+        lr=2.3e-3,
         batch_size=64,
         target_update_interval=128,
         max_grad_norm=10.0,

@@ -18,11 +18,13 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import attrs
 
 from border_py import NStepStepProcessorConfig, TrainResult
-from examples import dqn_cartpole, sac_pendulum
+from examples import dqn_cartpole, iqn_cartpole, sac_pendulum
 
 
 @attrs.frozen
@@ -47,31 +49,28 @@ class Run:
     train_and_reload: Callable[[int, Path], tuple[TrainResult, float]]
 
 
-def _dqn(n_steps: int) -> Callable[[int, Path], tuple[TrainResult, float]]:
+def _example(example: ModuleType, **overrides: Any) -> Callable[[int, Path], tuple[TrainResult, float]]:
+    """Trains ``example`` with its default config (and ``overrides``) and reloads its best model."""
+
     def run(seed: int, model_dir: Path) -> tuple[TrainResult, float]:
-        c = dqn_cartpole.Config()
-        c = attrs.evolve(
-            c,
-            trainer=attrs.evolve(c.trainer, seed=seed, model_dir=str(model_dir)),
-            step_processor=NStepStepProcessorConfig(n_steps=n_steps, gamma=c.step_processor.gamma),
-        )
-        return dqn_cartpole.train(c, progress=False), dqn_cartpole.evaluate(c, model_dir)
+        c = example.Config()
+        c = attrs.evolve(c, trainer=attrs.evolve(c.trainer, seed=seed, model_dir=str(model_dir)), **overrides)
+        return example.train(c, progress=False), example.evaluate(c, model_dir)
 
     return run
-
-
-def _sac_pendulum(seed: int, model_dir: Path) -> tuple[TrainResult, float]:
-    c = sac_pendulum.Config()
-    c = attrs.evolve(c, trainer=attrs.evolve(c.trainer, seed=seed, model_dir=str(model_dir)))
-    return sac_pendulum.train(c, progress=False), sac_pendulum.evaluate(c, model_dir)
 
 
 RUNS = {
     r.name: r
     for r in [
-        Run("dqn_cartpole", 475.0, _dqn(1)),
-        Run("dqn_cartpole_nstep3", 475.0, _dqn(3)),
-        Run("sac_pendulum", -200.0, _sac_pendulum),
+        Run("dqn_cartpole", 475.0, _example(dqn_cartpole)),
+        Run(
+            "dqn_cartpole_nstep3",
+            475.0,
+            _example(dqn_cartpole, step_processor=NStepStepProcessorConfig(n_steps=3, gamma=0.99)),
+        ),
+        Run("iqn_cartpole", 475.0, _example(iqn_cartpole)),
+        Run("sac_pendulum", -200.0, _example(sac_pendulum)),
     ]
 }
 

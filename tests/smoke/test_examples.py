@@ -3,59 +3,73 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import attrs
 import pytest
 
 from border_py import ConfigError, load_yaml, save_yaml
 from border_py.checkpoint import load_meta
-from examples import dqn_cartpole
+from examples import dqn_cartpole, iqn_cartpole, sac_mujoco, sac_pendulum
+
+EXAMPLES = [dqn_cartpole, iqn_cartpole, sac_pendulum, sac_mujoco]
 
 
-@pytest.mark.smoke
-def test_dqn_cartpole_train_then_eval_with_a_yaml_config(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    config = dqn_cartpole.Config()
-    tiny = attrs.evolve(
+def _tiny(config: Any) -> Any:
+    """The example's config with a budget of seconds: 40 opt steps, saves and evaluations every 20."""
+    return attrs.evolve(
         config,
         trainer=attrs.evolve(
             config.trainer, warmup_period=100, eval_interval=20, save_interval=20, record_interval=10
         ),
         replay_buffer=attrs.evolve(config.replay_buffer, capacity=1_000),
+        agent=attrs.evolve(config.agent, batch_size=32),
+        evaluator=attrs.evolve(config.evaluator, n_episodes=1),
     )
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda m: m.__name__.split(".")[-1])
+def test_example_trains_then_evaluates_with_a_yaml_config(
+    example: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
     config_path = tmp_path / "tiny.yaml"
-    save_yaml(tiny, config_path)
+    save_yaml(_tiny(example.Config()), config_path)
     model_dir = tmp_path / "run"
 
-    argv = [
-        "--train",
-        "--eval",
-        "--config",
-        str(config_path),
-        "--model-dir",
-        str(model_dir),
-        "--max-opts",
-        "40",
-    ]
-    assert dqn_cartpole.main([*argv, "--seed", "3", "--no-progress"]) == 0
+    argv = ["--train", "--eval", "--config", str(config_path), "--model-dir", str(model_dir)]
+    assert example.main([*argv, "--max-opts", "40", "--seed", "3", "--no-progress"]) == 0
 
     assert sorted(p.name for p in model_dir.iterdir()) == ["20", "40", "best", "config.yaml", "tensorboard"]
     assert any((model_dir / "tensorboard").iterdir())
-    saved = load_yaml(dqn_cartpole.Config, model_dir / "config.yaml")
+    saved = load_yaml(example.Config, model_dir / "config.yaml")
     assert (saved.trainer.max_opts, saved.trainer.seed, saved.trainer.model_dir) == (40, 3, str(model_dir))
     assert load_meta(model_dir / "40")["opt_steps"] == 40
     best_score = load_meta(model_dir / "best")["score"]
-    out = capsys.readouterr().out
-    assert f"mean return {best_score:.1f}" in out
+    assert f"mean return {best_score:.1f}" in capsys.readouterr().out
 
     # --eval alone reads model_dir/config.yaml and reproduces the score.
-    assert dqn_cartpole.main(["--eval", "--model-dir", str(model_dir)]) == 0
+    assert example.main(["--eval", "--model-dir", str(model_dir)]) == 0
     assert f"mean return {best_score:.1f}" in capsys.readouterr().out
 
 
 @pytest.mark.smoke
-def test_dqn_cartpole_refuses_a_config_with_an_unknown_key(tmp_path: Path) -> None:
+def test_sac_mujoco_defaults_run_halfcheetah() -> None:
+    config = sac_mujoco.Config()
+    assert config.env.name == "HalfCheetah-v5"
+    env = config.env.build(seed=0)
+    try:
+        assert env.obs_dim == 17
+        low, high = env.action_bounds
+        assert (low.tolist(), high.tolist()) == ([-1.0] * 6, [1.0] * 6)
+    finally:
+        env.close()
+
+
+@pytest.mark.smoke
+def test_an_example_refuses_a_config_with_an_unknown_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("trainer:\n  max_opts: 10\n  max_opt: 3\n")
     with pytest.raises(ConfigError, match=r"unknown keys \['max_opt'\] @ .*bad\.yaml\.trainer"):
@@ -63,6 +77,16 @@ def test_dqn_cartpole_refuses_a_config_with_an_unknown_key(tmp_path: Path) -> No
 
 
 @pytest.mark.smoke
-def test_shipped_yaml_config_equals_the_example_defaults() -> None:
-    shipped = Path(__file__).parents[2] / "examples" / "configs" / "dqn_cartpole.yaml"
-    assert load_yaml(dqn_cartpole.Config, shipped) == dqn_cartpole.Config()
+def test_dqn_configs_from_before_the_discount_moved_name_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "old.yaml"
+    path.write_text("agent:\n  gamma: 0.99\n")
+    with pytest.raises(ConfigError, match=r"unknown keys \['gamma'\] @ .*old\.yaml\.agent"):
+        dqn_cartpole.main(["--train", "--config", str(path)])
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda m: m.__name__.split(".")[-1])
+def test_shipped_yaml_config_equals_the_example_defaults(example: ModuleType) -> None:
+    name = example.__name__.split(".")[-1]
+    shipped = Path(__file__).parents[2] / "examples" / "configs" / f"{name}.yaml"
+    assert load_yaml(example.Config, shipped) == example.Config()
