@@ -7,7 +7,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 MODEL_DIR ?= runs/dqn_cartpole
 
-.PHONY: install demo test test-slow check lint format typecheck clean
+.PHONY: install demo test test-slow results check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -29,8 +29,13 @@ test: $(STAMP)
 	$(PY) -m mypy border_py tests examples
 	$(PY) -m pytest -q
 
+# The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
+
+# The README's reference-results table: every example's full run over seeds 0-2 (about 40 minutes).
+results: $(STAMP)
+	$(PY) -m examples.reference_results --out runs/reference
 
 lint: $(STAMP)
 	$(PY) -m ruff format --check border_py tests examples

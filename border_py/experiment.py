@@ -1,7 +1,8 @@
 """What every example script shares: its flags, config resolution, run directory and the two commands.
 
-An example defines an attrs ``Config`` (with a ``trainer: TrainerConfig`` and ``torch_threads: int``), a
-``train(config, progress) -> TrainResult`` and an ``evaluate(config, model_dir) -> float``; its ``main`` is
+An example defines an attrs ``Config`` (see :class:`GymExampleConfig`), how to make its agent from the
+evaluation env, ``train(config, progress) -> TrainResult`` (:func:`train_gym_example`) and
+``evaluate(config, model_dir) -> float`` (:func:`evaluate_gym_example`); its ``main`` is
 :func:`run_example`. The flags are the same for every example::
 
     python examples/<algo>_<env>.py --train --model-dir runs/x [--config FILE] [--seed N] [--max-opts N]
@@ -23,9 +24,14 @@ from border_py.base.evaluator import Evaluator
 from border_py.base.recorder import Recorder
 from border_py.base.typevars import A, O
 from border_py.config import load_yaml, save_yaml
+from border_py.envs.gymnasium import Act, GymEnv, GymEnvConfig, Obs
+from border_py.evaluator import DefaultEvaluatorConfig
 from border_py.recorders.tensorboard import TensorboardRecorder
+from border_py.replay_buffer.simple import SimpleReplayBufferConfig
+from border_py.replay_buffer.transition import TransitionBatch
 from border_py.seeding import seed_everything
-from border_py.trainer import TrainerConfig, TrainResult
+from border_py.step_processor import NStepStepProcessorConfig
+from border_py.trainer import Trainer, TrainerConfig, TrainResult
 
 
 class ExampleConfig(Protocol):
@@ -39,6 +45,54 @@ class ExampleConfig(Protocol):
 
 
 C = TypeVar("C", bound=ExampleConfig)
+
+
+class GymExampleConfig(ExampleConfig, Protocol):
+    """An example on a Gymnasium env with transitions in a :class:`SimpleReplayBuffer`."""
+
+    @property
+    def env(self) -> GymEnvConfig: ...
+
+    @property
+    def step_processor(self) -> NStepStepProcessorConfig: ...
+
+    @property
+    def replay_buffer(self) -> SimpleReplayBufferConfig: ...
+
+    @property
+    def evaluator(self) -> DefaultEvaluatorConfig: ...
+
+
+MakeAgent = Callable[[GymEnv], Agent[Obs, Act, TransitionBatch]]
+"""Makes an example's agent; it reads sizes and action bounds from the (evaluation) env it is given."""
+
+
+def train_gym_example(config: GymExampleConfig, make_agent: MakeAgent, progress: bool) -> TrainResult:
+    """Trains the agent ``make_agent`` makes, saving into ``config.trainer.model_dir``.
+
+    The evaluation env is built once (seed ``trainer.seed + 1``): the agent reads its sizes from it and
+    the evaluator runs on it. TensorBoard files go to ``model_dir/tensorboard``.
+    """
+    model_dir = prepare_run(config)
+    eval_env = config.env.build(seed=config.trainer.seed + 1)
+    agent, evaluator = make_agent(eval_env), config.evaluator.build(eval_env)
+    trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
+    try:
+        return train_with_tensorboard(
+            model_dir, lambda recorder: trainer.train(agent, recorder, evaluator, progress=progress)
+        )
+    finally:
+        eval_env.close()
+
+
+def evaluate_gym_example(config: GymExampleConfig, make_agent: MakeAgent, model_dir: Path) -> float:
+    """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return."""
+    torch.set_num_threads(config.torch_threads)
+    eval_env = config.env.build(seed=config.trainer.seed + 1)
+    try:
+        return evaluate_saved(make_agent(eval_env), config.evaluator.build(eval_env), model_dir / "best")
+    finally:
+        eval_env.close()
 
 
 def prepare_run(config: ExampleConfig) -> Path:

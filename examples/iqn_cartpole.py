@@ -23,21 +23,18 @@ import sys
 from pathlib import Path
 
 import attrs
-import torch
 
 from border_py import (
-    DefaultEvaluator,
     DefaultEvaluatorConfig,
     GymEnvConfig,
     NStepStepProcessorConfig,
     SimpleReplayBufferConfig,
-    Trainer,
     TrainerConfig,
     TrainResult,
 )
 from border_py.agents import EpsilonGreedyConfig, EvenTaus, Iqn, IqnConfig, UniformTaus
-from border_py.envs import Act, Obs
-from border_py.experiment import evaluate_saved, prepare_run, run_example, train_with_tensorboard
+from border_py.envs import GymEnv
+from border_py.experiment import evaluate_gym_example, run_example, train_gym_example
 
 
 @attrs.frozen(kw_only=True)
@@ -76,30 +73,19 @@ class Config:
     """Torch intra-op threads: 1 is fastest for networks this small on a 2-core machine."""
 
 
-def make_agent_and_evaluator(config: Config) -> tuple[Iqn, DefaultEvaluator[Obs, Act]]:
-    """Builds the evaluation env once: the agent reads its sizes from it, the evaluator runs on it."""
-    eval_env = config.env.build(seed=config.trainer.seed + 1)
-    agent = Iqn(
-        config.agent, obs_dim=eval_env.obs_dim, n_actions=eval_env.n_actions, seed=config.trainer.seed
-    )
-    return agent, config.evaluator.build(eval_env)
+def make_agent(config: Config, env: GymEnv) -> Iqn:
+    """The agent, sized by ``env``."""
+    return Iqn(config.agent, obs_dim=env.obs_dim, n_actions=env.n_actions, seed=config.trainer.seed)
 
 
 def train(config: Config, progress: bool = True) -> TrainResult:
     """Trains, saving into ``config.trainer.model_dir``; returns the scores and step counts."""
-    model_dir = prepare_run(config)
-    agent, evaluator = make_agent_and_evaluator(config)
-    trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
-    return train_with_tensorboard(
-        model_dir, lambda recorder: trainer.train(agent, recorder, evaluator, progress=progress)
-    )
+    return train_gym_example(config, lambda env: make_agent(config, env), progress)
 
 
 def evaluate(config: Config, model_dir: Path) -> float:
     """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    torch.set_num_threads(config.torch_threads)
-    agent, evaluator = make_agent_and_evaluator(config)
-    return evaluate_saved(agent, evaluator, model_dir / "best")
+    return evaluate_gym_example(config, lambda env: make_agent(config, env), model_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

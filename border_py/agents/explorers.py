@@ -8,6 +8,7 @@ from typing import Literal
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 import torch
 
 _unit = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
@@ -90,3 +91,12 @@ def build_explorer(config: EpsilonGreedyConfig | SoftmaxConfig, seed: int) -> Ex
     if isinstance(config, EpsilonGreedyConfig):
         return EpsilonGreedy(config, seed)
     return Softmax(config, seed)
+
+
+def discrete_action(
+    explorer: Explorer, train: bool, n_actions: int, q_values: Callable[[], torch.Tensor]
+) -> npt.NDArray[np.int64]:
+    """The action of a value-based agent as an int64 array of shape ``()``: explored in train mode,
+    ``argmax q_values()`` in eval mode (no randomness, and the explorer's schedule does not advance)."""
+    act = explorer.action(n_actions, q_values) if train else int(q_values().argmax())
+    return np.array(act, dtype=np.int64)

@@ -12,7 +12,7 @@ import torch
 
 from border_py.agents._mode import TrainEvalMode
 from border_py.agents._torch import load_modules, save_modules, update_target
-from border_py.agents.explorers import EpsilonGreedy, build_explorer
+from border_py.agents.explorers import EpsilonGreedy, build_explorer, discrete_action
 from border_py.agents.iqn.config import IqnConfig
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
@@ -75,12 +75,8 @@ class Iqn(TrainEvalMode):
         return q
 
     def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
-        """Returns an action as an int64 array of shape ``()``."""
-        if self._train:
-            act = self.explorer.action(self.n_actions, lambda: self._q_values(obs))
-        else:
-            act = int(self._q_values(obs).argmax())
-        return np.array(act, dtype=np.int64)
+        """An int64 action of shape ``()``: explored in train mode, greedy in eval mode."""
+        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._q_values(obs))
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
