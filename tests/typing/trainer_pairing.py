@@ -15,6 +15,7 @@ from border_py import (
     DefaultEvaluatorConfig,
     Env,
     GymEnvConfig,
+    NStepStepProcessorConfig,
     SimpleReplayBufferConfig,
     SimpleStepProcessorConfig,
     StepProcessor,
@@ -24,7 +25,7 @@ from border_py import (
     Transition,
     TransitionBatch,
 )
-from border_py.agents import Dqn, DqnConfig
+from border_py.agents import Dqn, DqnConfig, Iqn, IqnConfig, Sac, SacConfig
 from border_py.envs import Act, Obs
 from border_py.testing import (
     CountingEnvConfig,
@@ -49,6 +50,18 @@ dqn = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
 gym_evaluator = DefaultEvaluatorConfig().build(GymEnvConfig(name="CartPole-v1").build(0))
 gym_trainer.train(dqn, BufferedRecorder(), gym_evaluator)
 
+# n-step transitions are Transitions too; IQN and SAC learn from the same batches as DQN.
+nstep_trainer = Trainer(
+    config, GymEnvConfig(name="Pendulum-v1"), NStepStepProcessorConfig(), SimpleReplayBufferConfig()
+)
+assert_type(
+    nstep_trainer,
+    Trainer[Env[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]],
+)
+sac = Sac(SacConfig(), 3, *GymEnvConfig(name="Pendulum-v1").build(0).action_bounds, seed=0)
+nstep_trainer.train(sac, BufferedRecorder())
+gym_trainer.train(Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0), BufferedRecorder())
+
 fake_trainer = Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), ListBufferConfig())
 assert_type(
     fake_trainer,
@@ -66,6 +79,7 @@ Trainer(config, CountingEnvConfig(), SimpleStepProcessorConfig(), SimpleReplayBu
 # --- an agent that learns from other batches, or acts on other observations, is rejected -----------
 gym_trainer.train(FakeAgent(), BufferedRecorder())  # type: ignore[arg-type]
 fake_trainer.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
+fake_trainer.train(sac, BufferedRecorder())  # type: ignore[arg-type]
 
 # --- an evaluator for another env is rejected --------------------------------------------------------
 gym_trainer.train(dqn, BufferedRecorder(), ScriptedEvaluator([1.0]))  # type: ignore[arg-type]
