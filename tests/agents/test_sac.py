@@ -252,3 +252,18 @@ def test_load_names_a_missing_or_mismatched_file(tmp_path: Path) -> None:
     (tmp_path / "critic_tgt.pt").unlink()
     with pytest.raises(FileNotFoundError, match=r"critic_tgt\.pt not found"):
         _agent().load_params(tmp_path)
+
+
+def test_a_failed_load_leaves_the_agent_unchanged(tmp_path: Path) -> None:
+    _agent().save_params(tmp_path)
+    # The critics match but the target critics' file is from another network: nothing may be loaded.
+    torch.save(
+        Sac(SacConfig(critic_hidden=(8,)), 4, LOW, HIGH, seed=0).critic.state_dict(),
+        tmp_path / "critic_tgt.pt",
+    )
+    agent = _agent()
+    agent.actor.net[0].weight.data.fill_(0.123)  # type: ignore[operator]
+    before = {k: v.clone() for k, v in agent.actor.state_dict().items()}
+    with pytest.raises(ValueError, match=r"critic_tgt\.pt does not match this SAC's network"):
+        agent.load_params(tmp_path)
+    assert all(torch.equal(v, agent.actor.state_dict()[k]) for k, v in before.items())
