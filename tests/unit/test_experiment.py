@@ -1,0 +1,33 @@
+"""The example helpers: run directory setup and the flags' config resolution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+
+from border_py import TrainerConfig, load_yaml
+from border_py.experiment import prepare_run, run_example
+from examples import dqn_cartpole
+
+
+def test_prepare_run_writes_the_config_and_refuses_no_model_dir(tmp_path: Path) -> None:
+    config = dqn_cartpole.Config()
+    run = attrs.evolve(config, trainer=attrs.evolve(config.trainer, model_dir=str(tmp_path / "a" / "b")))
+    assert prepare_run(run) == tmp_path / "a" / "b"
+    assert load_yaml(dqn_cartpole.Config, tmp_path / "a" / "b" / "config.yaml") == run
+    with pytest.raises(ValueError, match="model_dir is None"):
+        prepare_run(attrs.evolve(config, trainer=TrainerConfig(max_opts=1, opt_interval=1)))
+
+
+def test_eval_alone_without_a_model_dir_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    config = dqn_cartpole.Config()
+    no_dir = attrs.evolve(config, trainer=TrainerConfig(max_opts=1, opt_interval=1))
+
+    with pytest.raises(SystemExit):
+        run_example(["--eval"], None, no_dir, dqn_cartpole.train, dqn_cartpole.evaluate)
+    assert "--eval needs --model-dir" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run_example([], None, no_dir, dqn_cartpole.train, dqn_cartpole.evaluate)
+    assert "give --train, --eval or both" in capsys.readouterr().err
