@@ -12,7 +12,8 @@ evaluation env, ``train(config, progress) -> TrainResult`` (:func:`train_gym_exa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -63,6 +64,20 @@ class GymExampleConfig(ExampleConfig, Protocol):
     def evaluator(self) -> DefaultEvaluatorConfig: ...
 
 
+def with_trainer(config: C, **changes: Any) -> C:
+    """``config`` with its ``trainer`` fields changed (``attrs.evolve`` one level down).
+
+    Example:
+        >>> @attrs.frozen
+        ... class Run:
+        ...     trainer: TrainerConfig
+        >>> with_trainer(Run(TrainerConfig(max_opts=10, opt_interval=1)), seed=7).trainer.seed
+        7
+    """
+    # mypy cannot see that C, bound to a protocol, is an attrs class.
+    return attrs.evolve(config, trainer=attrs.evolve(config.trainer, **changes))  # type: ignore[misc]
+
+
 MakeAgent = Callable[[GymEnv], Agent[Obs, Act, TransitionBatch]]
 """Makes an example's agent; it reads sizes and action bounds from the (evaluation) env it is given."""
 
@@ -74,25 +89,26 @@ def train_gym_example(config: GymExampleConfig, make_agent: MakeAgent, progress:
     the evaluator runs on it. TensorBoard files go to ``model_dir/tensorboard``.
     """
     model_dir = prepare_run(config)
-    eval_env = config.env.build(seed=config.trainer.seed + 1)
-    agent, evaluator = make_agent(eval_env), config.evaluator.build(eval_env)
     trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
-    try:
+    with _eval_env(config) as eval_env:
+        agent, evaluator = make_agent(eval_env), config.evaluator.build(eval_env)
         return train_with_tensorboard(
             model_dir, lambda recorder: trainer.train(agent, recorder, evaluator, progress=progress)
         )
-    finally:
-        eval_env.close()
 
 
 def evaluate_gym_example(config: GymExampleConfig, make_agent: MakeAgent, model_dir: Path) -> float:
     """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return."""
     torch.set_num_threads(config.torch_threads)
-    eval_env = config.env.build(seed=config.trainer.seed + 1)
-    try:
+    with _eval_env(config) as eval_env:
         return evaluate_saved(make_agent(eval_env), config.evaluator.build(eval_env), model_dir / "best")
-    finally:
-        eval_env.close()
+
+
+@contextmanager
+def _eval_env(config: GymExampleConfig) -> Iterator[GymEnv]:
+    """The evaluation env (seed ``trainer.seed + 1``, apart from the training env's), closed after use."""
+    with closing(config.env.build(seed=config.trainer.seed + 1)) as env:
+        yield env
 
 
 def prepare_run(config: ExampleConfig) -> Path:
@@ -167,14 +183,12 @@ def run_example(
         config = load_yaml(type(default), args.config)
     elif args.eval and not args.train and saved is not None and saved.is_file():
         config = load_yaml(type(default), saved)
-    trainer = config.trainer
-    if args.model_dir is not None:
-        trainer = attrs.evolve(trainer, model_dir=str(args.model_dir))
-    if args.seed is not None:
-        trainer = attrs.evolve(trainer, seed=args.seed)
-    if args.max_opts is not None:
-        trainer = attrs.evolve(trainer, max_opts=args.max_opts)
-    config = attrs.evolve(config, trainer=trainer)  # type: ignore[misc]  # C is an attrs class
+    overrides = {
+        "model_dir": None if args.model_dir is None else str(args.model_dir),
+        "seed": args.seed,
+        "max_opts": args.max_opts,
+    }
+    config = with_trainer(config, **{k: v for k, v in overrides.items() if v is not None})
 
     if args.train:
         train(config, not args.no_progress)

@@ -143,10 +143,14 @@ class _Books(Generic[O, A]):
         self.env_steps = 0
         self.opt_steps = 0
         self.best_score = -math.inf
-        self.last_score: float | None = None
         self.evaluations: list[Evaluation] = []
         self.opt_seconds = 0.0
         self.opt_steps_since_record = 0
+
+    @property
+    def last_score(self) -> float | None:
+        """The score of the latest evaluation; ``None`` before the first."""
+        return self.evaluations[-1].score if self.evaluations else None
 
     def after_opt(self, opt_record: Record, opt_seconds: float) -> None:
         """Counts one opt step and does what is due at it."""
@@ -171,7 +175,6 @@ class _Books(Generic[O, A]):
             score, record = self.evaluator.evaluate(self.agent)
         finally:
             self.agent.train()
-        self.last_score = score
         self.evaluations.append(Evaluation(self.opt_steps, self.env_steps, score))
         self.recorder.store(record.merge({"eval_reward": score}))
         if score > self.best_score:

@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from border_py import NStepStepProcessorConfig, TrainResult
+from border_py.experiment import with_trainer
 from examples import dqn_cartpole, iqn_cartpole, sac_pendulum
 
 
@@ -53,8 +54,7 @@ def _example(example: ModuleType, **overrides: Any) -> Callable[[int, Path], tup
     """Trains ``example`` with its default config (and ``overrides``) and reloads its best model."""
 
     def run(seed: int, model_dir: Path) -> tuple[TrainResult, float]:
-        c = example.Config()
-        c = attrs.evolve(c, trainer=attrs.evolve(c.trainer, seed=seed, model_dir=str(model_dir)), **overrides)
+        c = attrs.evolve(with_trainer(example.Config(), seed=seed, model_dir=str(model_dir)), **overrides)
         return example.train(c, progress=False), example.evaluate(c, model_dir)
 
     return run

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,26 @@ def update_target(target: nn.Module, online: nn.Module, tau: float) -> None:
             p_tgt.lerp_(p, tau)
 
 
+def gradient_step(
+    optimizer: torch.optim.Optimizer,
+    loss: torch.Tensor,
+    parameters: Iterable[nn.Parameter],
+    max_grad_norm: float | None,
+) -> float:
+    """One optimiser step on ``loss``: zero the gradients, backpropagate, clip their global L2 norm to
+    ``max_grad_norm`` (``None``: no clipping) and step. Returns the norm before clipping, for the record.
+
+    The norm is computed even without clipping; an agent that does not record it (SAC) clips on its own
+    and skips that cost.
+    """
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    max_norm = max_grad_norm if max_grad_norm is not None else float("inf")
+    grad_norm = torch.nn.utils.clip_grad_norm_(parameters, max_norm)
+    optimizer.step()
+    return float(grad_norm)
+
+
 def save_modules(path: Path, modules: Mapping[str, nn.Module], extra: Mapping[str, Any]) -> list[Path]:
     """Writes each module's state dict to ``path/<name>`` and ``extra`` (optimiser states, counters) to
     ``path/state.pt``; returns the files written."""
@@ -43,7 +63,8 @@ def load_modules(
 ) -> dict[str, Any]:
     """Reads what :func:`save_modules` wrote into ``modules``; returns the ``extra`` mapping.
 
-    Every file is checked to exist before any module is changed.
+    Every file is read and checked (keys and shapes) before any module is changed, so a bad file leaves
+    the modules as they were.
 
     Raises:
         FileNotFoundError: a file is missing (the message names it).
@@ -60,7 +81,6 @@ def load_modules(
         except Exception as exc:  # torch raises several types for a corrupt or truncated file
             raise ValueError(f"{file} is not a readable checkpoint file: {exc}") from exc
 
-    # Read and check everything first, so that a bad file leaves the agent as it was.
     states = {name: read(path / name) for name in modules}
     extra = read(path / "state.pt")
     if not isinstance(extra, dict):

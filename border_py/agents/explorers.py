@@ -100,3 +100,8 @@ def discrete_action(
     ``argmax q_values()`` in eval mode (no randomness, and the explorer's schedule does not advance)."""
     act = explorer.action(n_actions, q_values) if train else int(q_values().argmax())
     return np.array(act, dtype=np.int64)
+
+
+def explorer_record(explorer: Explorer) -> dict[str, float]:
+    """What an explorer adds to an agent's ``opt`` record: ``train/epsilon`` for epsilon-greedy."""
+    return {"train/epsilon": explorer.epsilon()} if isinstance(explorer, EpsilonGreedy) else {}

@@ -11,11 +11,11 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import load_modules, save_modules, update_target
+from border_py.agents._torch import gradient_step, load_modules, save_modules, update_target
 from border_py.agents.dqn.config import DqnConfig
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
-from border_py.agents.explorers import EpsilonGreedy, build_explorer, discrete_action
+from border_py.agents.explorers import build_explorer, discrete_action, explorer_record
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
@@ -82,11 +82,7 @@ class Dqn(TrainEvalMode):
             target = td_target(b.reward, b.is_terminated, next_value, b.discount)
         loss = td_loss(q_taken, target, c.loss, b.weight)
 
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        max_norm = c.max_grad_norm if c.max_grad_norm is not None else float("inf")
-        grad_norm = torch.nn.utils.clip_grad_norm_(self.qnet.parameters(), max_norm)
-        self.optimizer.step()
+        grad_norm = gradient_step(self.optimizer, loss, self.qnet.parameters(), c.max_grad_norm)
         self.opt_steps += 1
         # The target is updated after the optimiser step, so it follows the freshly updated online net.
         if self.opt_steps % c.target_update_interval == 0:
@@ -94,14 +90,14 @@ class Dqn(TrainEvalMode):
 
         if b.weight is not None:
             buffer.update_priority(b.ix_sample, (target - q_taken).detach().cpu().numpy())
-        record: dict[str, float] = {
-            "train/loss": float(loss.detach()),
-            "train/q_mean": float(q_taken.detach().mean()),
-            "train/grad_norm": float(grad_norm),
-        }
-        if isinstance(self.explorer, EpsilonGreedy):
-            record["train/epsilon"] = self.explorer.epsilon()
-        return Record(record)
+        return Record(
+            {
+                "train/loss": float(loss.detach()),
+                "train/q_mean": float(q_taken.detach().mean()),
+                "train/grad_norm": grad_norm,
+                **explorer_record(self.explorer),
+            }
+        )
 
     def _modules(self) -> dict[str, torch.nn.Module]:
         return {"qnet.pt": self.qnet, "qnet_tgt.pt": self.qnet_tgt}

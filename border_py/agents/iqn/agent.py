@@ -11,14 +11,21 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import load_modules, save_modules, update_target
-from border_py.agents.explorers import EpsilonGreedy, build_explorer, discrete_action
-from border_py.agents.iqn.config import IqnConfig
+from border_py.agents._torch import gradient_step, load_modules, save_modules, update_target
+from border_py.agents.explorers import build_explorer, discrete_action, explorer_record
+from border_py.agents.iqn.config import IqnConfig, TauSampling
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
+
+
+def _of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+    """The quantiles ``(batch, n_taus)`` of action ``act[i]`` for each batch item ``i``, from ``quantiles``
+    ``(batch, n_taus, n_actions)``."""
+    index = act.reshape(-1, 1, 1).expand(-1, quantiles.shape[1], 1)
+    return quantiles.gather(2, index).squeeze(2)
 
 
 class Iqn(TrainEvalMode):
@@ -59,19 +66,14 @@ class Iqn(TrainEvalMode):
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.opt_steps = 0
 
-    def _taus(self, which: str, batch: int) -> torch.Tensor:
-        sampling = {
-            "pred": self.config.pred_taus,
-            "target": self.config.target_taus,
-            "act": self.config.act_taus,
-        }
-        return sample_taus(sampling[which], batch, self.generator, self.device)
+    def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
+        return sample_taus(sampling, batch, self.generator, self.device)
 
     def _q_values(self, obs: npt.NDArray[Any]) -> torch.Tensor:
         """The mean over the acting quantiles of each action, ``(n_actions,)``."""
         with torch.inference_mode():
             x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(1, -1)
-            q: torch.Tensor = self.net(x, self._taus("act", 1)).mean(dim=1)[0]
+            q: torch.Tensor = self.net(x, self._taus(self.config.act_taus, 1)).mean(dim=1)[0]
         return q
 
     def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
@@ -91,24 +93,16 @@ class Iqn(TrainEvalMode):
         b = buffer.batch(c.batch_size).to(self.device)
         n = len(b)
 
-        taus = self._taus("pred", n)
-        act_index = b.act.reshape(-1, 1, 1).long().expand(-1, taus.shape[1], 1)
-        pred = self.net(b.obs, taus).gather(2, act_index).squeeze(2)  # (batch, N)
+        taus = self._taus(c.pred_taus, n)
+        pred = _of_action(self.net(b.obs, taus), b.act.long())  # (batch, N)
         with torch.no_grad():
-            z_next = self.net_tgt(b.next_obs, self._taus("target", n))  # (batch, N', actions)
-            best = z_next.mean(dim=1).argmax(dim=1)
-            next_quantiles = z_next.gather(2, best.reshape(-1, 1, 1).expand(-1, z_next.shape[1], 1)).squeeze(
-                2
-            )
+            z_next = self.net_tgt(b.next_obs, self._taus(c.target_taus, n))  # (batch, N', actions)
+            next_quantiles = _of_action(z_next, z_next.mean(dim=1).argmax(dim=1))
             target = quantile_target(b.reward, b.is_terminated, b.discount, next_quantiles)
         per_item = quantile_huber_loss(pred, taus, target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
 
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        max_norm = c.max_grad_norm if c.max_grad_norm is not None else float("inf")
-        grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), max_norm)
-        self.optimizer.step()
+        grad_norm = gradient_step(self.optimizer, loss, self.net.parameters(), c.max_grad_norm)
         self.opt_steps += 1
         # The target is updated after the optimiser step, so it follows the freshly updated online net.
         if self.opt_steps % c.target_update_interval == 0:
@@ -116,14 +110,14 @@ class Iqn(TrainEvalMode):
 
         if b.weight is not None:
             buffer.update_priority(b.ix_sample, per_item.detach().cpu().numpy())
-        record: dict[str, float] = {
-            "train/loss": float(loss.detach()),
-            "train/q_mean": float(pred.detach().mean()),
-            "train/grad_norm": float(grad_norm),
-        }
-        if isinstance(self.explorer, EpsilonGreedy):
-            record["train/epsilon"] = self.explorer.epsilon()
-        return Record(record)
+        return Record(
+            {
+                "train/loss": float(loss.detach()),
+                "train/q_mean": float(pred.detach().mean()),
+                "train/grad_norm": grad_norm,
+                **explorer_record(self.explorer),
+            }
+        )
 
     def _modules(self) -> dict[str, torch.nn.Module]:
         return {"iqn.pt": self.net, "iqn_tgt.pt": self.net_tgt}
