@@ -2,34 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from border_py import PerConfig, SimpleReplayBuffer, SimpleReplayBufferConfig, Transition
+from border_py import PerConfig
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.dqn import EpsilonGreedy
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
+from tests.agents.random_buffer import random_buffer
 
-
-def _buffer(n: int, per: PerConfig | None = None, seed: int = 0, **fields: object) -> SimpleReplayBuffer:
-    rng = np.random.default_rng(seed)
-    buffer = SimpleReplayBufferConfig(capacity=max(n, 1), per=per).build(seed)
-    for _ in range(n):
-        values: dict[str, object] = {
-            "obs": rng.normal(size=4).astype(np.float32),
-            "act": np.array(rng.integers(2)),
-            "next_obs": rng.normal(size=4).astype(np.float32),
-            "reward": float(rng.normal()),
-            "is_terminated": bool(rng.random() < 0.1),
-            "is_truncated": False,
-            "discount": 0.9,
-        }
-        values.update(fields)
-        buffer.push(Transition(**values))  # type: ignore[arg-type]
-    return buffer
+_buffer = partial(random_buffer, discount=0.9)
 
 
 # --- losses.py: hand-computed values ---------------------------------------------------------------

@@ -10,30 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from border_py import PerConfig, SimpleReplayBuffer, SimpleReplayBufferConfig, Transition
+from border_py import PerConfig
 from border_py.agents import EpsilonGreedyConfig, EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
+from tests.agents.random_buffer import random_buffer as _buffer
 
 _SMALL = IqnConfig(hidden=(16,), embed_dim=16, n_cos=8, head_hidden=(16,), batch_size=16)
-
-
-def _buffer(n: int, per: PerConfig | None = None, seed: int = 0) -> SimpleReplayBuffer:
-    rng = np.random.default_rng(seed)
-    buffer = SimpleReplayBufferConfig(capacity=n, per=per).build(seed)
-    for _ in range(n):
-        buffer.push(
-            Transition(
-                obs=rng.normal(size=4).astype(np.float32),
-                act=np.array(rng.integers(2)),
-                next_obs=rng.normal(size=4).astype(np.float32),
-                reward=float(rng.normal()),
-                is_terminated=bool(rng.random() < 0.1),
-                is_truncated=False,
-                discount=0.99,
-            )
-        )
-    return buffer
 
 
 # --- losses.py: hand-computed values ---------------------------------------------------------------
@@ -129,21 +112,7 @@ def test_quantiles_learn_a_fixed_reward_with_no_bootstrap() -> None:
     # Every transition terminates with reward 3: every quantile of every taken action goes to 3.
     config = IqnConfig(hidden=(32,), embed_dim=32, n_cos=8, head_hidden=(32,), batch_size=32, lr=3e-3)
     agent = Iqn(config, obs_dim=4, n_actions=2, seed=0)
-    rng = np.random.default_rng(0)
-    buffer = SimpleReplayBufferConfig(capacity=32).build(0)
-    for _ in range(32):
-        o = rng.normal(size=4).astype(np.float32)
-        buffer.push(
-            Transition(
-                obs=o,
-                act=np.array(rng.integers(2)),
-                next_obs=o,
-                reward=3.0,
-                is_terminated=True,
-                is_truncated=False,
-                discount=0.99,
-            )
-        )
+    buffer = _buffer(32, reward=3.0, is_terminated=True)
     for _ in range(400):
         record = agent.opt(buffer)
     assert record is not None

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 import torch
 from torch.distributions import Independent, Normal, TransformedDistribution
 from torch.distributions.transforms import AffineTransform, TanhTransform
 
-from border_py import PerConfig, SimpleReplayBuffer, SimpleReplayBufferConfig, Transition
+from border_py import PerConfig
 from border_py.agents import Sac, SacConfig
 from border_py.agents.sac.losses import (
     actor_loss,
@@ -19,31 +21,21 @@ from border_py.agents.sac.losses import (
     soft_q_target,
     squashed_gaussian_log_prob,
 )
+from tests.agents.random_buffer import random_buffer
 
 LOW, HIGH = np.array([-2.0, 0.0, -1.0], np.float32), np.array([2.0, 1.0, 3.0], np.float32)
+
+
+def _in_bounds(rng: np.random.Generator) -> npt.NDArray[np.float32]:
+    return rng.uniform(LOW, HIGH).astype(np.float32)
+
+
+_buffer = partial(random_buffer, sample_act=_in_bounds)
 
 
 def _agent(**overrides: object) -> Sac:
     config = SacConfig(actor_hidden=(32,), critic_hidden=(32,), batch_size=16, **overrides)  # type: ignore[arg-type]
     return Sac(config, obs_dim=4, action_low=LOW, action_high=HIGH, seed=0)
-
-
-def _buffer(n: int, per: PerConfig | None = None, seed: int = 0) -> SimpleReplayBuffer:
-    rng = np.random.default_rng(seed)
-    buffer = SimpleReplayBufferConfig(capacity=n, per=per).build(seed)
-    for _ in range(n):
-        buffer.push(
-            Transition(
-                obs=rng.normal(size=4).astype(np.float32),
-                act=rng.uniform(LOW, HIGH).astype(np.float32),
-                next_obs=rng.normal(size=4).astype(np.float32),
-                reward=float(rng.normal()),
-                is_terminated=bool(rng.random() < 0.1),
-                is_truncated=False,
-                discount=0.99,
-            )
-        )
-    return buffer
 
 
 # --- losses.py -------------------------------------------------------------------------------------
@@ -190,20 +182,7 @@ def test_n_updates_per_opt_runs_that_many_updates() -> None:
 def test_critic_learns_a_fixed_target_on_a_fixed_batch() -> None:
     # With discount 0 the target is the reward alone: the critic loss must fall.
     agent = _agent(critic_lr=1e-2)
-    rng = np.random.default_rng(0)
-    buffer = SimpleReplayBufferConfig(capacity=16).build(0)
-    for _ in range(16):
-        buffer.push(
-            Transition(
-                obs=rng.normal(size=4).astype(np.float32),
-                act=rng.uniform(LOW, HIGH).astype(np.float32),
-                next_obs=rng.normal(size=4).astype(np.float32),
-                reward=float(rng.normal()),
-                is_terminated=False,
-                is_truncated=False,
-                discount=0.0,
-            )
-        )
+    buffer = _buffer(16, discount=0.0, is_terminated=False)
     losses = []
     for _ in range(200):
         record = agent.opt(buffer)

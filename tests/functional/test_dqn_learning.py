@@ -10,17 +10,14 @@ import pytest
 
 from border_py import DefaultEvaluatorConfig, NStepStepProcessorConfig
 from border_py.checkpoint import load_meta
+from border_py.experiment import with_trainer
 from examples import dqn_cartpole
 
 
 def _config(tmp_path: Path, seed: int, n_steps: int = 1) -> dqn_cartpole.Config:
     """The example's config, saving into ``tmp_path``."""
-    config = dqn_cartpole.Config()
-    return attrs.evolve(
-        config,
-        trainer=attrs.evolve(config.trainer, seed=seed, model_dir=str(tmp_path)),
-        step_processor=NStepStepProcessorConfig(n_steps=n_steps, gamma=0.99),
-    )
+    config = with_trainer(dqn_cartpole.Config(), seed=seed, model_dir=str(tmp_path))
+    return attrs.evolve(config, step_processor=NStepStepProcessorConfig(n_steps=n_steps, gamma=0.99))
 
 
 @pytest.mark.functional
@@ -28,8 +25,7 @@ def test_short_dqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
     """5,000 opt steps (~11k env steps, ~12 s): a random policy scores ~22, this run's best ~350."""
     config = _config(tmp_path, seed=0)
     config = attrs.evolve(
-        config,
-        trainer=attrs.evolve(config.trainer, max_opts=5_000, eval_interval=500, save_interval=None),
+        with_trainer(config, max_opts=5_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
     best = dqn_cartpole.train(config, progress=False).best_score

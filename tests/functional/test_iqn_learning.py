@@ -9,12 +9,12 @@ import attrs
 import pytest
 
 from border_py import DefaultEvaluatorConfig
+from border_py.experiment import with_trainer
 from examples import iqn_cartpole
 
 
 def _config(tmp_path: Path, seed: int) -> iqn_cartpole.Config:
-    config = iqn_cartpole.Config()
-    return attrs.evolve(config, trainer=attrs.evolve(config.trainer, seed=seed, model_dir=str(tmp_path)))
+    return with_trainer(iqn_cartpole.Config(), seed=seed, model_dir=str(tmp_path))
 
 
 @pytest.mark.functional
@@ -22,8 +22,7 @@ def test_short_iqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
     """3,000 opt steps (7,000 env steps): a random policy scores ~22."""
     config = _config(tmp_path, seed=0)
     config = attrs.evolve(
-        config,
-        trainer=attrs.evolve(config.trainer, max_opts=3_000, eval_interval=500, save_interval=None),
+        with_trainer(config, max_opts=3_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
     best = iqn_cartpole.train(config, progress=False).best_score

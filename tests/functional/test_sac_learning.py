@@ -9,12 +9,12 @@ import attrs
 import pytest
 
 from border_py import DefaultEvaluatorConfig
+from border_py.experiment import with_trainer
 from examples import sac_pendulum
 
 
 def _config(tmp_path: Path, seed: int) -> sac_pendulum.Config:
-    config = sac_pendulum.Config()
-    return attrs.evolve(config, trainer=attrs.evolve(config.trainer, seed=seed, model_dir=str(tmp_path)))
+    return with_trainer(sac_pendulum.Config(), seed=seed, model_dir=str(tmp_path))
 
 
 @pytest.mark.functional
@@ -22,8 +22,7 @@ def test_short_sac_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
     """3,000 opt steps (3,256 env steps, ~30 s): a random policy scores about -1,200."""
     config = _config(tmp_path, seed=0)
     config = attrs.evolve(
-        config,
-        trainer=attrs.evolve(config.trainer, max_opts=3_000, eval_interval=500, save_interval=None),
+        with_trainer(config, max_opts=3_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
     best = sac_pendulum.train(config, progress=False).best_score

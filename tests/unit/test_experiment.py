@@ -8,13 +8,13 @@ import attrs
 import pytest
 
 from border_py import TrainerConfig, load_yaml
-from border_py.experiment import prepare_run, run_example
+from border_py.experiment import prepare_run, run_example, with_trainer
 from examples import dqn_cartpole
 
 
 def test_prepare_run_writes_the_config_and_refuses_no_model_dir(tmp_path: Path) -> None:
     config = dqn_cartpole.Config()
-    run = attrs.evolve(config, trainer=attrs.evolve(config.trainer, model_dir=str(tmp_path / "a" / "b")))
+    run = with_trainer(config, model_dir=str(tmp_path / "a" / "b"))
     assert prepare_run(run) == tmp_path / "a" / "b"
     assert load_yaml(dqn_cartpole.Config, tmp_path / "a" / "b" / "config.yaml") == run
     with pytest.raises(ValueError, match="model_dir is None"):

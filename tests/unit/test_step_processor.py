@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from border_py import NStepStepProcessor, SimpleStepProcessor, Step, Transition
 
 StepT = Step[npt.NDArray[np.float32], npt.NDArray[np.int64]]
+MakeProcessor = Callable[[], SimpleStepProcessor | NStepStepProcessor]
 
 
 def _obs(v: float) -> npt.NDArray[np.float32]:
@@ -58,15 +61,13 @@ def test_episode_end_keeps_final_obs_as_next_obs_and_rebases_on_init_obs(end: st
 
 
 @pytest.mark.parametrize("make", [lambda: SimpleStepProcessor(0.9), lambda: NStepStepProcessor(3, 0.9)])
-def test_process_before_reset_is_an_error(make: object) -> None:
-    assert callable(make)
+def test_process_before_reset_is_an_error(make: MakeProcessor) -> None:
     with pytest.raises(RuntimeError, match="before reset"):
         make().process(_step(1))
 
 
 @pytest.mark.parametrize("make", [lambda: SimpleStepProcessor(0.9), lambda: NStepStepProcessor(3, 0.9)])
-def test_episode_end_without_init_obs_is_an_error(make: object) -> None:
-    assert callable(make)
+def test_episode_end_without_init_obs_is_an_error(make: MakeProcessor) -> None:
     p = make()
     p.reset(_obs(0))
     with pytest.raises(RuntimeError, match="init_obs"):
