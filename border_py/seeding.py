@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -17,3 +19,25 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+
+
+def global_rng_states() -> dict[str, Any]:
+    """The states of python's ``random``, numpy's global RNG and torch's CPU RNG, for a checkpoint.
+
+    Example:
+        >>> state = global_rng_states(); a = random.random()
+        >>> set_global_rng_states(state); random.random() == a
+        True
+    """
+    return {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(legacy=False),
+        "torch": torch.random.get_rng_state(),
+    }
+
+
+def set_global_rng_states(state: Mapping[str, Any]) -> None:
+    """Restores what :func:`global_rng_states` returned."""
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.random.set_rng_state(state["torch"])

@@ -17,18 +17,31 @@ The loop (online)::
 
 ``opt_interval`` and ``warmup_period`` count env steps; ``eval_interval``, ``record_interval``,
 ``save_interval`` and ``max_opts`` count opt steps. ``None`` means never.
+
+Checkpoints and resume: every ``model_dir/<opt_steps>/`` holds the full training state (the agent's files,
+``trainer_state.pkl`` and, with ``checkpoint_buffer``, ``replay_buffer.npz``; see
+:mod:`border_py.checkpoint`). ``train(..., resume_from=latest_checkpoint(model_dir))`` continues from one:
+with the buffer saved, on CPU and with the same thread count, N opt steps + resume + N opt steps end exactly
+where 2N uninterrupted opt steps do. SIGINT and SIGTERM finish the current step, save a checkpoint, flush the
+recorder and raise :class:`TrainingInterrupted`.
 """
 
 from __future__ import annotations
 
 import math
+import pickle
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType, TracebackType
 from typing import Any, Generic, TypeVar
 
 import attrs
 import tqdm
+import yaml
 
 from border_py.base.agent import Agent
 from border_py.base.builder import Builder, SeededBuilder
@@ -38,10 +51,20 @@ from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, B, I, O
-from border_py.checkpoint import ensure_writable_dir, save_checkpoint
+from border_py.checkpoint import (
+    TRAINER_STATE_FILE,
+    Writer,
+    ensure_writable_dir,
+    is_resumable,
+    load_meta,
+    prune_checkpoints,
+    recover_model_dir,
+    save_checkpoint,
+)
 from border_py.config import to_dict
 from border_py.record import Record
 from border_py.sampler import SyncSampler
+from border_py.seeding import global_rng_states, set_global_rng_states
 
 E = TypeVar("E", bound=Env[Any, Any], covariant=True)
 P = TypeVar("P", bound=StepProcessor[Any, Any, Any], covariant=True)
@@ -78,6 +101,14 @@ class TrainerConfig:
     ``None``)."""
     seed: int = attrs.field(default=0, validator=attrs.validators.ge(0))
     """Seed of the training env and of the replay buffer's sampling."""
+    checkpoint_buffer: bool = False
+    """Whether each ``model_dir/<opt_steps>/`` checkpoint holds the replay buffer (contents, priorities,
+    sampling RNG). Needed for an exact resume; costs disk (up to capacity x transition size per
+    checkpoint). Without it a resumed run starts from an empty buffer and warms up again for
+    ``warmup_period`` env steps."""
+    keep_checkpoints: int | None = attrs.field(default=None, validator=_optional_positive)
+    """In checkpoints: keep only the newest this many ``model_dir/<opt_steps>/``; ``None`` keeps all.
+    ``best`` is never removed."""
 
     def __attrs_post_init__(self) -> None:
         if self.save_interval is not None and self.model_dir is None:
@@ -118,6 +149,61 @@ class Evaluation:
     score: float
 
 
+class TrainingInterrupted(Exception):  # noqa: N818 (it is not an error: the run stopped as asked)
+    """Training stopped on SIGINT or SIGTERM after saving a checkpoint.
+
+    Attributes:
+        signum: the signal received.
+        opt_steps: opt steps done when training stopped.
+        env_steps: env steps done.
+        checkpoint: the checkpoint written, ``None`` without a ``model_dir``.
+    """
+
+    def __init__(self, signum: int, opt_steps: int, env_steps: int, checkpoint: Path | None) -> None:
+        self.signum, self.opt_steps, self.env_steps, self.checkpoint = (
+            signum,
+            opt_steps,
+            env_steps,
+            checkpoint,
+        )
+        where = (
+            f"checkpoint saved to {checkpoint}" if checkpoint is not None else "no model_dir: nothing saved"
+        )
+        super().__init__(
+            f"training interrupted by {signal.Signals(signum).name} at opt step {opt_steps} "
+            f"(env step {env_steps}); {where}"
+        )
+
+
+class _Interrupts:
+    """While active (in the main thread), SIGINT and SIGTERM set ``signum`` for the loop to act on after
+    the current step; a second signal gets the previous handler, so it acts at once."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signum = signum
+        signal.signal(signum, self._previous[signum])
+        name = signal.Signals(signum).name
+        print(
+            f"\n{name} received: finishing the current step, then saving a checkpoint "
+            f"(send {name} again to stop at once)",
+            file=sys.stderr,
+        )
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
 class _Books(Generic[O, A]):
     """The bookkeeping after each opt step: evaluation, best model, records, periodic saves.
 
@@ -132,6 +218,7 @@ class _Books(Generic[O, A]):
         evaluator: Evaluator[O, A] | None,
         meta: dict[str, Any],
         take_fps: Callable[[], float],
+        write_training_state: Writer,
     ) -> None:
         self.config = config
         self.agent = agent
@@ -139,13 +226,17 @@ class _Books(Generic[O, A]):
         self.evaluator = evaluator
         self.meta = meta
         self.take_fps = take_fps
+        self.write_training_state = write_training_state
         self.model_dir = None if config.model_dir is None else Path(config.model_dir)
         self.env_steps = 0
         self.opt_steps = 0
+        self.warmup_end = config.warmup_period
+        """In env steps: no opt step up to this one (moved on by a resume without a saved buffer)."""
         self.best_score = -math.inf
         self.evaluations: list[Evaluation] = []
         self.opt_seconds = 0.0
         self.opt_steps_since_record = 0
+        self.last_checkpoint: int | None = None
 
     @property
     def last_score(self) -> float | None:
@@ -164,7 +255,7 @@ class _Books(Generic[O, A]):
         if self.opt_steps % config.record_interval == 0:
             self._record()
         if config.save_interval is not None and self.opt_steps % config.save_interval == 0:
-            self._save(str(self.opt_steps), self.last_score)
+            self.checkpoint()
         if self.opt_steps == config.max_opts and self.opt_steps % config.record_interval != 0:
             self._record()  # the last records are never lost
 
@@ -179,7 +270,7 @@ class _Books(Generic[O, A]):
         self.recorder.store(record.merge({"eval_reward": score}))
         if score > self.best_score:
             self.best_score = score
-            self._save("best", score)
+            self._save("best", score, [self.agent.save_params])
 
     def _record(self) -> None:
         opt_rate = self.opt_steps_since_record / self.opt_seconds if self.opt_seconds > 0 else 0.0
@@ -196,11 +287,43 @@ class _Books(Generic[O, A]):
         )
         self.recorder.flush(self.opt_steps)
 
-    def _save(self, name: str, score: float | None) -> None:
+    def checkpoint(self) -> Path | None:
+        """Flushes the recorder and saves the full training state to ``model_dir/<opt_steps>`` (then
+        removes checkpoints beyond ``keep_checkpoints``); returns the directory, ``None`` without a
+        ``model_dir``."""
+        # Records stored so far belong to opt steps <= this one: a resumed run would never write them.
+        self.recorder.flush(self.opt_steps)
+        path = self._save(
+            str(self.opt_steps), self.last_score, [self.agent.save_params, self.write_training_state]
+        )
+        self.last_checkpoint = self.opt_steps
+        if path is not None and self.config.keep_checkpoints is not None:
+            prune_checkpoints(path.parent, self.config.keep_checkpoints)
+        return path
+
+    def _save(self, name: str, score: float | None, writers: list[Writer]) -> Path | None:
         if self.model_dir is None:
-            return
+            return None
         meta = {"opt_steps": self.opt_steps, "env_steps": self.env_steps, "score": score, **self.meta}
-        save_checkpoint(self.agent, self.model_dir / name, meta)
+        save_checkpoint(self.model_dir / name, meta, writers)
+        return self.model_dir / name
+
+    def state_dict(self) -> dict[str, Any]:
+        """The counters and scores, for a checkpoint."""
+        return {
+            "env_steps": self.env_steps,
+            "opt_steps": self.opt_steps,
+            "warmup_end": self.warmup_end,
+            "best_score": self.best_score,
+            "evaluations": [attrs.astuple(e) for e in self.evaluations],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restores what :meth:`state_dict` returned."""
+        self.env_steps, self.opt_steps = int(state["env_steps"]), int(state["opt_steps"])
+        self.warmup_end, self.best_score = int(state["warmup_end"]), float(state["best_score"])
+        self.evaluations = [Evaluation(int(o), int(e), float(s)) for o, e, s in state["evaluations"]]
+        self.last_checkpoint = self.opt_steps
 
 
 def _config_data(config: object) -> object:
@@ -256,50 +379,98 @@ class Trainer(Generic[E, P, R]):
         evaluator: Evaluator[O, A] | None = None,
         *,
         progress: bool = False,
+        resume_from: Path | str | None = None,
     ) -> TrainResult:
         """Runs the training loop until ``max_opts`` opt steps.
 
         Args:
             agent: the agent to train; it is left in train mode.
-            recorder: receives the records; the trainer flushes it at each ``record_interval`` and at the
-                end, and leaves closing it to the caller.
+            recorder: receives the records; the trainer flushes it at each ``record_interval``, at each
+                checkpoint and at the end, and leaves closing it to the caller.
             evaluator: scores the agent every ``eval_interval`` opt steps.
             progress: show a progress bar over opt steps.
+            resume_from: a checkpoint directory (``model_dir/<opt_steps>``, e.g. from
+                :func:`~border_py.checkpoint.latest_checkpoint`) to continue from: the agent, counters,
+                evaluations, best score, RNG states, the unfinished episode and (if saved) the buffer.
 
         Returns:
-            The final counters and scores.
+            The final counters and scores (counted from the start of the first run when resuming).
 
         Raises:
-            ValueError: ``eval_interval`` is set but no evaluator was given.
+            ValueError: ``eval_interval`` is set but no evaluator was given; or ``resume_from`` is corrupt,
+                or was saved with another env, step processor, replay buffer or seed (the message names the
+                file or the differing field).
+            FileNotFoundError: ``resume_from`` is not a complete checkpoint.
             PermissionError: ``model_dir`` is not writable (checked before the first env step).
+            OSError: a save failed (a full disk); the previous checkpoints are intact.
+            TrainingInterrupted: SIGINT or SIGTERM arrived; a checkpoint was saved first.
         """
         config = self.config
         if config.eval_interval is not None and evaluator is None:
             raise ValueError("TrainerConfig.eval_interval is set but train() got no evaluator")
         if config.model_dir is not None:
             ensure_writable_dir(Path(config.model_dir))
+            recover_model_dir(Path(config.model_dir))
 
         env = self.env_config.build(config.seed)
+        try:
+            return self._run(env, agent, recorder, evaluator, progress, resume_from)
+        finally:
+            env.close()
+
+    def _run(
+        self: Trainer[Env[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        env: Env[O, A],
+        agent: Agent[O, A, B],
+        recorder: Recorder,
+        evaluator: Evaluator[O, A] | None,
+        progress: bool,
+        resume_from: Path | str | None,
+    ) -> TrainResult:
+        config = self.config
         buffer = self.replay_buffer_config.build(config.seed)
         sampler = SyncSampler(env, self.step_proc_config.build())
-        meta = {
-            "config": {
-                "trainer": to_dict(config),
-                "env": _config_data(self.env_config),
-                "step_processor": _config_data(self.step_proc_config),
-                "replay_buffer": _config_data(self.replay_buffer_config),
+        setup = self._setup()
+
+        def write_training_state(path: Path) -> list[Path]:
+            state = {
+                "format": _STATE_FORMAT,
+                "books": books.state_dict(),
+                "sampler": sampler.state_dict(),
+                "buffer_saved": config.checkpoint_buffer,
+                "rng": global_rng_states(),
             }
-        }
-        books = _Books(config, agent, recorder, evaluator, meta, sampler.take_fps)
+            file = path / TRAINER_STATE_FILE
+            with file.open("wb") as f:
+                pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL)
+            return [file, *(buffer.save(path) if config.checkpoint_buffer else [])]
+
+        books = _Books(
+            config, agent, recorder, evaluator, {"config": setup}, sampler.take_fps, write_training_state
+        )
+        if resume_from is not None:
+            rng = _restore(Path(resume_from), setup, agent, sampler, buffer, books)
         agent.train()
-        bar = tqdm.tqdm(total=config.max_opts, unit="opt", disable=not progress, dynamic_ncols=True)
-        try:
+        bar = tqdm.tqdm(
+            total=config.max_opts,
+            initial=books.opt_steps,
+            unit="opt",
+            disable=not progress,
+            dynamic_ncols=True,
+        )
+        if resume_from is not None:
+            set_global_rng_states(rng)  # last: nothing above may draw from them
+        with _Interrupts() as interrupts, bar:
             while books.opt_steps < config.max_opts:
+                if interrupts.signum is not None:
+                    raise TrainingInterrupted(
+                        interrupts.signum, books.opt_steps, books.env_steps, books.checkpoint()
+                    )
                 env_record = sampler.sample_and_push(agent, buffer)
                 books.env_steps += 1
                 if env_record:
                     recorder.store(env_record)
-                if books.env_steps <= config.warmup_period or books.env_steps % config.opt_interval != 0:
+                if books.env_steps <= books.warmup_end or books.env_steps % config.opt_interval != 0:
                     continue
                 start = time.perf_counter()
                 opt_record = agent.opt(buffer)
@@ -311,9 +482,8 @@ class Trainer(Generic[E, P, R]):
                     bar.set_postfix(
                         eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False
                     )
-        finally:
-            bar.close()
-            env.close()
+            if config.save_interval is not None and books.last_checkpoint != books.opt_steps:
+                books.checkpoint()  # the final state, so that training can be continued from it
         return TrainResult(
             opt_steps=books.opt_steps,
             env_steps=books.env_steps,
@@ -321,3 +491,87 @@ class Trainer(Generic[E, P, R]):
             last_score=books.last_score,
             evaluations=tuple(books.evaluations),
         )
+
+    def _setup(self) -> dict[str, Any]:
+        """The configs a checkpoint records (and a resume compares)."""
+        return {
+            "trainer": to_dict(self.config),
+            "env": _config_data(self.env_config),
+            "step_processor": _config_data(self.step_proc_config),
+            "replay_buffer": _config_data(self.replay_buffer_config),
+        }
+
+
+_STATE_FORMAT = 1
+"""The version of ``trainer_state.pkl``'s layout."""
+
+_SAME_ON_RESUME = ("env", "step_processor", "replay_buffer", "trainer.seed", "trainer.opt_interval")
+"""What a resumed run must share with the checkpoint (max_opts, intervals and model_dir may change)."""
+
+
+def _restore(
+    path: Path,
+    setup: dict[str, Any],
+    agent: Agent[Any, Any, Any],
+    sampler: SyncSampler[Any, Any, Any],
+    buffer: TrainingBuffer[Any, Any],
+    books: _Books[Any, Any],
+) -> dict[str, Any]:
+    """Loads the checkpoint ``path`` into the run; returns the global RNG states to set last."""
+    if not is_resumable(path):
+        raise FileNotFoundError(
+            f"{path} is not a complete training checkpoint: it needs meta.yaml and {TRAINER_STATE_FILE}"
+        )
+    _check_same_setup(path, load_meta(path).get("config"), setup)
+    state = _read_training_state(path / TRAINER_STATE_FILE)
+    if state["buffer_saved"]:
+        buffer.load(path)
+    agent.load_params(path)
+    sampler.load_state_dict(state["sampler"])
+    books.load_state_dict(state["books"])
+    if not state["buffer_saved"]:
+        books.warmup_end = books.env_steps + books.config.warmup_period  # refill the empty buffer first
+    rng: dict[str, Any] = state["rng"]
+    return rng
+
+
+def _read_training_state(file: Path) -> dict[str, Any]:
+    try:
+        with file.open("rb") as f:
+            state = pickle.load(f)
+    except Exception as exc:  # a truncated or corrupt pickle raises many types
+        raise ValueError(f"{file} is not a readable training state: {exc!r}") from exc
+    keys = {"format", "books", "sampler", "buffer_saved", "rng"}
+    if not isinstance(state, dict) or not keys <= state.keys():
+        raise ValueError(f"{file} is not a training state: expected the keys {sorted(keys)}")
+    if state["format"] != _STATE_FORMAT:
+        raise ValueError(f"{file} has format {state['format']}, this border_py reads format {_STATE_FORMAT}")
+    return state
+
+
+def _check_same_setup(path: Path, saved: object, setup: dict[str, Any]) -> None:
+    """Refuses to resume a run whose env, step processor, replay buffer or seed differ from the saved."""
+    # Compare as YAML data: the saved side went through YAML (tuples became lists).
+    now = yaml.safe_load(yaml.safe_dump(setup))
+    if not isinstance(saved, dict):
+        raise ValueError(f"{path / 'meta.yaml'} records no config to compare with")
+    for key in _SAME_ON_RESUME:
+        a, b = _lookup(saved, key), _lookup(now, key)
+        if a != b:
+            raise ValueError(
+                f"cannot resume from {path}: {_first_difference(key, a, b)} (saved vs this run's config)"
+            )
+
+
+def _lookup(data: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _first_difference(key: str, a: Any, b: Any) -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(a.keys() | b.keys(), key=str):
+            if a.get(k) != b.get(k):
+                return _first_difference(f"{key}.{k}", a.get(k), b.get(k))
+    return f"{key} is {a!r} vs {b!r}"

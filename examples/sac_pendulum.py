@@ -48,6 +48,7 @@ class Config:
         save_interval=5_000,
         model_dir="runs/sac_pendulum",
         seed=0,
+        checkpoint_buffer=True,
     )
     step_processor: NStepStepProcessorConfig = NStepStepProcessorConfig(n_steps=1, gamma=0.99)
     replay_buffer: SimpleReplayBufferConfig = SimpleReplayBufferConfig(capacity=100_000)
@@ -70,9 +71,10 @@ def make_agent(config: Config, env: GymEnv) -> Sac:
     return Sac(config.agent, env.obs_dim, *env.action_bounds, seed=config.trainer.seed)
 
 
-def train(config: Config, progress: bool = True) -> TrainResult:
-    """Trains, saving into ``config.trainer.model_dir``; returns the scores and step counts."""
-    return train_gym_example(config, lambda env: make_agent(config, env), progress)
+def train(config: Config, progress: bool = True, resume: bool = False) -> TrainResult:
+    """Trains, saving into ``config.trainer.model_dir`` (continuing from its newest checkpoint with
+    ``resume``); returns the scores and step counts."""
+    return train_gym_example(config, lambda env: make_agent(config, env), progress, resume)
 
 
 def evaluate(config: Config, model_dir: Path) -> float:

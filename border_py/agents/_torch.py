@@ -59,12 +59,16 @@ def save_modules(path: Path, modules: Mapping[str, nn.Module], extra: Mapping[st
 
 
 def load_modules(
-    path: Path, modules: Mapping[str, nn.Module], agent: str, device: torch.device
+    path: Path,
+    modules: Mapping[str, nn.Module],
+    agent: str,
+    device: torch.device,
+    extra_keys: Iterable[str] = (),
 ) -> dict[str, Any]:
     """Reads what :func:`save_modules` wrote into ``modules``; returns the ``extra`` mapping.
 
-    Every file is read and checked (keys and shapes) before any module is changed, so a bad file leaves
-    the modules as they were.
+    Every file is read and checked (keys and shapes, and that ``state.pt`` holds ``extra_keys``) before
+    any module is changed, so a bad file leaves the modules as they were.
 
     Raises:
         FileNotFoundError: a file is missing (the message names it).
@@ -85,6 +89,9 @@ def load_modules(
     extra = read(path / "state.pt")
     if not isinstance(extra, dict):
         raise ValueError(f"{path / 'state.pt'} does not hold a {agent} training state")
+    missing = sorted(set(extra_keys) - extra.keys())
+    if missing:
+        raise ValueError(f"{path / 'state.pt'} does not match this {agent}: it lacks {missing}")
     for name, module in modules.items():
         _check_matches(path / name, states[name], module, agent)
     for name, module in modules.items():

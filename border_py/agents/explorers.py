@@ -3,8 +3,8 @@ own RNG. Eval mode never explores; these are used only for actions sampled in tr
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 import attrs
 import numpy as np
@@ -69,6 +69,15 @@ class EpsilonGreedy:
             return int(self._rng.integers(n_actions))
         return int(q_values().argmax())
 
+    def state_dict(self) -> dict[str, Any]:
+        """The schedule position and the RNG state, for a checkpoint."""
+        return {"n_steps": self.n_steps, "rng": self._rng.bit_generator.state}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restores what :meth:`state_dict` returned."""
+        self.n_steps = int(state["n_steps"])
+        self._rng.bit_generator.state = state["rng"]
+
 
 class Softmax:
     """Samples an action with probability ``softmax(q / temperature)``."""
@@ -81,6 +90,14 @@ class Softmax:
         """Returns an action sampled from the softmax of ``q_values()``."""
         probs = torch.softmax(q_values().reshape(-1).double() / self.config.temperature, dim=0).numpy()
         return int(self._rng.choice(n_actions, p=probs / probs.sum()))
+
+    def state_dict(self) -> dict[str, Any]:
+        """The RNG state, for a checkpoint."""
+        return {"rng": self._rng.bit_generator.state}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restores what :meth:`state_dict` returned."""
+        self._rng.bit_generator.state = state["rng"]
 
 
 Explorer = EpsilonGreedy | Softmax

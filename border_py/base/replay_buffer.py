@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -48,4 +49,17 @@ class ReplayBuffer(Protocol[B_co]):
 
 
 class TrainingBuffer(ExperienceBuffer[I_contra], ReplayBuffer[B_co], Protocol[I_contra, B_co]):
-    """A buffer the trainer pushes items ``I`` into and an agent samples batches ``B`` from."""
+    """A buffer the trainer pushes items ``I`` into and an agent samples batches ``B`` from.
+
+    The trainer saves it into a checkpoint directory when ``TrainerConfig.checkpoint_buffer`` asks, and
+    loads it back on resume: contents, priorities and sampling RNG, so that resumed training samples the
+    batches the uninterrupted run would have.
+    """
+
+    def save(self, path: Path) -> list[Path]:
+        """Writes the buffer's whole state into the existing directory ``path``; returns the files."""
+        ...
+
+    def load(self, path: Path) -> None:
+        """Reads what ``save`` wrote into ``path``, replacing the contents (unchanged on an error)."""
+        ...

@@ -72,6 +72,7 @@ class GymEnv:
         self.action_space.seed(seed)
         self._seeded = False
         self._env_steps = 0
+        self._episode_start: dict[str, Any] | None = None
         self._episode_return = 0.0
         self._episode_length = 0
 
@@ -113,6 +114,9 @@ class GymEnv:
         return out
 
     def _reset(self, seed: int | None) -> Obs:
+        # A reset with seed None draws from the env's RNG: keep its state to start this episode again.
+        rng = None if seed is not None else self.env.unwrapped.np_random.bit_generator.state
+        self._episode_start = {"seed": seed, "np_random": rng, "env_steps": self._env_steps}
         obs, _ = self.env.reset(seed=seed)
         self._episode_return, self._episode_length = 0.0, 0
         return self._obs(obs)
@@ -173,6 +177,39 @@ class GymEnv:
             init_obs=init_obs,
         )
         return step, record
+
+    def episode_start_state(self) -> dict[str, Any]:
+        """The seed or RNG state the current episode's reset used, the env step count at that reset and
+        the action space's RNG state.
+
+        Raises:
+            RuntimeError: no episode was started.
+        """
+        if self._episode_start is None:
+            raise RuntimeError(f"{self.config.name}: episode_start_state before the first reset")
+        action_rng = self.action_space.np_random.bit_generator.state
+        return {**self._episode_start, "action_space": action_rng}
+
+    def restore_episode_start(self, state: dict[str, Any]) -> None:
+        """Makes the next ``reset`` start the episode of ``state`` again.
+
+        Replaying that episode's actions then reproduces it exactly for an env whose dynamics depend only
+        on its own RNG (every Gymnasium env seeded through ``reset``).
+
+        Raises:
+            ValueError: ``state`` is not what :meth:`episode_start_state` returns.
+        """
+        try:
+            seed, rng, env_steps = state["seed"], state["np_random"], int(state["env_steps"])
+            if rng is not None:
+                self.env.unwrapped.np_random.bit_generator.state = rng
+            self.action_space.np_random.bit_generator.state = state["action_space"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{self.config.name}: not a saved episode start: {exc!r}") from exc
+        # reset() uses a seed only until the env is seeded: a saved seed is replayed as that first reset.
+        self.seed = self.seed if seed is None else int(seed)
+        self._seeded = seed is None
+        self._env_steps = env_steps
 
     def close(self) -> None:
         """Closes the Gymnasium env."""

@@ -20,6 +20,9 @@ class TensorboardRecorder(AggregatingRecorder):
 
     Args:
         logdir: the directory of the event files (created if needed).
+        purge_step: when resuming from a checkpoint at opt step ``N``, pass ``N + 1``: TensorBoard then
+            hides whatever the interrupted run wrote at steps ``>= N + 1`` (after its checkpoint), so the
+            curves continue from the checkpoint instead of doubling back.
 
     Example:
         >>> import tempfile
@@ -29,11 +32,11 @@ class TensorboardRecorder(AggregatingRecorder):
         ...     r.close()
     """
 
-    def __init__(self, logdir: Path | str) -> None:
+    def __init__(self, logdir: Path | str, purge_step: int | None = None) -> None:
         super().__init__()
         self.logdir = Path(logdir)
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self._writer = SummaryWriter(logdir=str(self.logdir))
+        self._writer = SummaryWriter(logdir=str(self.logdir), purge_step=purge_step)
 
     def _write(self, record: Record, step: int) -> None:
         for key, value in record.items():

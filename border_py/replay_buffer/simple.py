@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import zipfile
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -13,6 +16,9 @@ from border_py.replay_buffer.sum_tree import SumTree
 from border_py.replay_buffer.transition import Transition, TransitionBatch
 
 _positive = attrs.validators.gt(0)
+
+BUFFER_FILE = "replay_buffer.npz"
+_COLUMNS = ("obs", "next_obs", "act", "reward", "is_terminated", "is_truncated", "discount")
 
 
 @attrs.frozen(kw_only=True)
@@ -60,16 +66,19 @@ class SimpleReplayBufferConfig:
 class _Storage:
     """Column arrays of a ring, allocated from the first transition's shapes and dtypes."""
 
-    def __init__(self, first: Transition, capacity: int) -> None:
-        obs, act = np.asarray(first.obs), np.asarray(first.act)
-        self.obs = np.zeros((capacity, *obs.shape), dtype=np.float32)
-        self.next_obs = np.zeros((capacity, *obs.shape), dtype=np.float32)
-        act_dtype = np.int64 if np.issubdtype(act.dtype, np.integer) else np.float32
-        self.act = np.zeros((capacity, *act.shape), dtype=act_dtype)
+    def __init__(self, obs_shape: tuple[int, ...], act_shape: tuple[int, ...], act_int: bool, capacity: int):
+        self.obs = np.zeros((capacity, *obs_shape), dtype=np.float32)
+        self.next_obs = np.zeros((capacity, *obs_shape), dtype=np.float32)
+        self.act = np.zeros((capacity, *act_shape), dtype=np.int64 if act_int else np.float32)
         self.reward = np.zeros(capacity, dtype=np.float32)
         self.is_terminated = np.zeros(capacity, dtype=np.float32)
         self.is_truncated = np.zeros(capacity, dtype=np.float32)
         self.discount = np.zeros(capacity, dtype=np.float32)
+
+    @staticmethod
+    def for_first(first: Transition, capacity: int) -> _Storage:
+        obs, act = np.asarray(first.obs), np.asarray(first.act)
+        return _Storage(obs.shape, act.shape, bool(np.issubdtype(act.dtype, np.integer)), capacity)
 
 
 class SimpleReplayBuffer:
@@ -113,7 +122,7 @@ class SimpleReplayBuffer:
             ValueError: the transition's observation or action shape differs from the first one pushed.
         """
         if self._storage is None:
-            self._storage = _Storage(item, self.config.capacity)
+            self._storage = _Storage.for_first(item, self.config.capacity)
         s, i = self._storage, self._next
         try:
             s.obs[i] = item.obs
@@ -197,3 +206,103 @@ class SimpleReplayBuffer:
         priorities = td + self.config.per.eps
         self._max_priority = max(self._max_priority, float(priorities.max()))
         self._tree.update(np.asarray(indices, dtype=np.int64), priorities**self.config.per.alpha)
+
+    def save(self, path: Path) -> list[Path]:
+        """Writes the contents, priorities, sampling RNG and counters to ``path/replay_buffer.npz`` (no
+        pickle); returns the file. Only the filled rows are written."""
+        arrays: dict[str, npt.NDArray[Any]] = {}
+        if self._storage is not None:
+            n = self._len
+            arrays = {name: getattr(self._storage, name)[:n] for name in _COLUMNS}
+            if self._tree is not None:
+                arrays["priority"] = self._tree.get(np.arange(n))
+        counters = {
+            "capacity": self.config.capacity,
+            "prioritized": self._tree is not None,
+            "next": self._next,
+            "len": self._len,
+            "n_batches": self._n_batches,
+            "max_priority": self._max_priority,
+            "rng": self._rng.bit_generator.state,
+        }
+        file = path / BUFFER_FILE
+        arrays["state"] = np.array(json.dumps(counters))
+        with file.open("wb") as f:
+            # numpy's stub lets a ** mapping reach its allow_pickle flag; every value here is an array.
+            np.savez(f, **arrays)  # type: ignore[arg-type]
+        return [file]
+
+    def load(self, path: Path) -> None:
+        """Reads what :meth:`save` wrote into ``path``, replacing the contents.
+
+        Everything is read and checked before the buffer changes.
+
+        Raises:
+            FileNotFoundError: ``path/replay_buffer.npz`` is missing.
+            ValueError: the file is corrupt, or was saved by a buffer of another capacity or sampling
+                (the message names the file and what differs).
+        """
+        file = path / BUFFER_FILE
+        if not file.is_file():
+            raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
+        try:
+            with np.load(file, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+            counters = json.loads(str(arrays.pop("state")))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{file} is not a readable replay buffer file: {exc}") from exc
+        storage = self._check_saved(file, counters, arrays)
+        rng = np.random.default_rng()
+        try:
+            rng.bit_generator.state = counters["rng"]
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ValueError(f"{file}: invalid sampling RNG state: {exc}") from exc
+        self._storage, self._rng = storage, rng
+        self._next, self._len = int(counters["next"]), int(counters["len"])
+        self._n_batches, self._max_priority = int(counters["n_batches"]), float(counters["max_priority"])
+        if self.config.per is not None:
+            self._tree = SumTree(self.config.capacity)
+            self._tree.update(np.arange(self._len), arrays["priority"])
+
+    def _check_saved(
+        self, file: Path, counters: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]
+    ) -> _Storage | None:
+        """The storage ``file`` describes, after checking it matches this buffer's config."""
+        missing = {
+            "capacity",
+            "prioritized",
+            "next",
+            "len",
+            "n_batches",
+            "max_priority",
+            "rng",
+        } - counters.keys()
+        if missing:
+            raise ValueError(f"{file}: the buffer state lacks {sorted(missing)}")
+        capacity, n = self.config.capacity, counters["len"]
+        if counters["capacity"] != capacity:
+            raise ValueError(
+                f"{file} holds a buffer of capacity {counters['capacity']}, this one has {capacity}"
+            )
+        if counters["prioritized"] != (self.config.per is not None):
+            kinds = {True: "prioritized", False: "uniform"}
+            raise ValueError(
+                f"{file} holds a {kinds[counters['prioritized']]} buffer, "
+                f"this one is {kinds[self.config.per is not None]}"
+            )
+        if not (0 <= n <= capacity and 0 <= counters["next"] < capacity):
+            raise ValueError(f"{file}: inconsistent counters len={n}, next={counters['next']}")
+        if n == 0:
+            return None
+        expected = [*_COLUMNS, *(["priority"] if self.config.per is not None else [])]
+        if sorted(arrays) != sorted(expected) or any(len(arrays[k]) != n for k in expected):
+            shapes = {k: v.shape for k, v in arrays.items()}
+            raise ValueError(f"{file}: expected columns {expected} of {n} rows, got {shapes}")
+        obs, act = arrays["obs"], arrays["act"]
+        storage = _Storage(obs.shape[1:], act.shape[1:], bool(np.issubdtype(act.dtype, np.integer)), capacity)
+        for name in _COLUMNS:
+            try:
+                getattr(storage, name)[:n] = arrays[name]
+            except ValueError as exc:
+                raise ValueError(f"{file}: column {name} does not fit: {exc}") from exc
+        return storage

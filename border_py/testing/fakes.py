@@ -53,9 +53,11 @@ class CountingEnv:
         self.actions: list[int] = []
         self.closed = False
         self._t = 0
+        self._episode_start = 0
 
     def reset(self) -> int:
         """Starts an episode."""
+        self._episode_start = self.n_steps
         self.n_resets += 1
         self._t = 0
         return self.n_steps
@@ -85,6 +87,14 @@ class CountingEnv:
             init_obs=init_obs,
         )
         return step, record
+
+    def episode_start_state(self) -> int:
+        """The step count when the current episode started."""
+        return self._episode_start
+
+    def restore_episode_start(self, state: int) -> None:
+        """Rewinds the step count so that the next ``reset`` starts the saved episode again."""
+        self.n_steps = state
 
     def close(self) -> None:
         """Marks the env closed."""
@@ -154,6 +164,16 @@ class ListBuffer:
 
     def update_priority(self, indices: npt.NDArray[np.int64], td_errors: npt.NDArray[np.float32]) -> None:
         """Does nothing."""
+
+    def save(self, path: Path) -> list[Path]:
+        """Writes the items to ``list_buffer.json``."""
+        file = path / "list_buffer.json"
+        file.write_text(json.dumps([attrs.asdict(item) for item in self.items]))
+        return [file]
+
+    def load(self, path: Path) -> None:
+        """Reads ``list_buffer.json``."""
+        self.items = [FakeItem(**d) for d in json.loads((path / "list_buffer.json").read_text())]
 
 
 @attrs.frozen(kw_only=True)

@@ -30,4 +30,7 @@ def test_eval_alone_without_a_model_dir_is_a_usage_error(capsys: pytest.CaptureF
     assert "--eval needs --model-dir" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         run_example([], None, no_dir, dqn_cartpole.train, dqn_cartpole.evaluate)
-    assert "give --train, --eval or both" in capsys.readouterr().err
+    assert "give --train, --resume, --eval or a combination" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run_example(["--resume"], None, no_dir, dqn_cartpole.train, dqn_cartpole.evaluate)
+    assert "--resume needs --model-dir" in capsys.readouterr().err

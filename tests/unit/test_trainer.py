@@ -48,23 +48,27 @@ def test_opt_eval_record_and_save_happen_exactly_on_schedule(tmp_path: Path) -> 
     assert evaluator.calls_in_eval_mode == [True, True, True]
     assert agent.is_train()
     assert (result.best_score, result.last_score) == (3.0, 2.0)
-    # best/ saved at opt 2 (score 1) and replaced at opt 4 (score 3), not at 6 (score 2); 4/ at opt 4.
-    assert count_dirs(tmp_path) == ["4", "best"]
-    assert len(agent.saves) == 3
+    # best/ saved at opt 2 (score 1) and replaced at opt 4 (score 3), not at 6 (score 2); 4/ at opt 4 and
+    # 6/ at the end (the final state, to continue from).
+    assert count_dirs(tmp_path) == ["4", "6", "best"]
+    assert len(agent.saves) == 4
     best = load_meta(tmp_path / "best")
     assert (best["opt_steps"], best["env_steps"], best["score"]) == (4, 10, 3.0)
     assert best["config"]["trainer"]["max_opts"] == 6
     assert load_meta(tmp_path / "4")["opt_steps"] == 4
-    # Records flushed at opt steps 3 and 6, with the counters and the aggregated losses.
-    assert [step for step, _ in recorder.records] == [3, 6]
-    first, second = (r for _, r in recorder.records)
+    # Records flushed at opt steps 3 and 6 with the counters and the aggregated losses, and at the
+    # checkpoint at 4 (what a resumed run would never write).
+    assert [step for step, _ in recorder.records] == [3, 4, 6]
+    first, at_save, second = (r for _, r in recorder.records)
+    assert (at_save["train/loss"], at_save["eval/episode_return"]) == (4.0, 3.0)
+    assert "env_steps" not in at_save
     assert (first["env_steps"], first["opt_steps"]) == (8.0, 3.0)
     assert first["train/loss"] == 2.0
     assert first["train/loss_max"] == 3.0
     assert first["eval/episode_return"] == 1.0
     assert first["eval_reward"] == 1.0
     assert first["env/episode_return"] == 5.0  # the episode that ended at env step 5
-    assert second["eval/episode_return"] == 2.5  # opt 4 (3.0) and opt 6 (2.0)
+    assert second["eval/episode_return"] == 2.0  # opt 6
     assert first.get_scalar("time/fps") > 0.0
     assert first.get_scalar("time/opt_steps_per_sec") > 0.0
 

@@ -20,6 +20,8 @@ from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
+_STATE_KEYS = ("optimizer", "opt_steps", "explorer")
+
 
 class Dqn(TrainEvalMode):
     """Deep Q-network (Mnih et al., 2015) with target network, double DQN, dueling head, Huber/MSE loss,
@@ -103,10 +105,14 @@ class Dqn(TrainEvalMode):
         return {"qnet.pt": self.qnet, "qnet_tgt.pt": self.qnet_tgt}
 
     def save_params(self, path: Path) -> list[Path]:
-        """Writes ``qnet.pt``, ``qnet_tgt.pt`` and ``state.pt`` (optimiser state, opt steps) to ``path``."""
-        return save_modules(
-            path, self._modules(), {"optimizer": self.optimizer.state_dict(), "opt_steps": self.opt_steps}
-        )
+        """Writes ``qnet.pt``, ``qnet_tgt.pt`` and ``state.pt`` (optimiser state, opt steps, the explorer's
+        schedule and RNG) to ``path``."""
+        extra = {
+            "optimizer": self.optimizer.state_dict(),
+            "opt_steps": self.opt_steps,
+            "explorer": self.explorer.state_dict(),
+        }
+        return save_modules(path, self._modules(), extra)
 
     def load_params(self, path: Path) -> None:
         """Reads what ``save_params`` wrote.
@@ -115,6 +121,7 @@ class Dqn(TrainEvalMode):
             FileNotFoundError: a file is missing (the message names it).
             ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
-        state = load_modules(path, self._modules(), "DQN", self.device)
+        state = load_modules(path, self._modules(), "DQN", self.device, _STATE_KEYS)
         self.optimizer.load_state_dict(state["optimizer"])
         self.opt_steps = int(state["opt_steps"])
+        self.explorer.load_state_dict(state["explorer"])

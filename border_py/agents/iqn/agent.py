@@ -28,6 +28,9 @@ def _of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
     return quantiles.gather(2, index).squeeze(2)
 
 
+_STATE_KEYS = ("optimizer", "opt_steps", "generator", "explorer")
+
+
 class Iqn(TrainEvalMode):
     """Implicit quantile networks (Dabney et al., 2018) for discrete actions.
 
@@ -124,11 +127,12 @@ class Iqn(TrainEvalMode):
 
     def save_params(self, path: Path) -> list[Path]:
         """Writes ``iqn.pt``, ``iqn_tgt.pt`` and ``state.pt`` (optimiser state, opt steps, the fraction
-        generator) to ``path``."""
+        generator, the explorer's schedule and RNG) to ``path``."""
         extra = {
             "optimizer": self.optimizer.state_dict(),
             "opt_steps": self.opt_steps,
             "generator": self.generator.get_state(),
+            "explorer": self.explorer.state_dict(),
         }
         return save_modules(path, self._modules(), extra)
 
@@ -139,7 +143,8 @@ class Iqn(TrainEvalMode):
             FileNotFoundError: a file is missing (the message names it).
             ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
-        state = load_modules(path, self._modules(), "IQN", self.device)
+        state = load_modules(path, self._modules(), "IQN", self.device, _STATE_KEYS)
         self.optimizer.load_state_dict(state["optimizer"])
         self.opt_steps = int(state["opt_steps"])
         self.generator.set_state(state["generator"].cpu())
+        self.explorer.load_state_dict(state["explorer"])

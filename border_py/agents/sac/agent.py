@@ -25,6 +25,15 @@ from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
+_STATE_KEYS = (
+    "actor_optimizer",
+    "critic_optimizer",
+    "alpha_optimizer",
+    "log_alpha",
+    "opt_steps",
+    "generator",
+)
+
 
 class Sac(TrainEvalMode):
     """Soft actor-critic (Haarnoja et al., 2018) for Box action spaces.
@@ -212,7 +221,7 @@ class Sac(TrainEvalMode):
             FileNotFoundError: a file is missing (the message names it).
             ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
-        state = load_modules(path, self._modules(), "SAC", self.device)
+        state = load_modules(path, self._modules(), "SAC", self.device, _STATE_KEYS)
         self.actor_optimizer.load_state_dict(state["actor_optimizer"])
         self.critic_optimizer.load_state_dict(state["critic_optimizer"])
         self.alpha_optimizer.load_state_dict(state["alpha_optimizer"])
