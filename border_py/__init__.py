@@ -7,7 +7,7 @@ It ports the architecture of the Rust library *border*. Data flows along one pat
       ReplayBuffer.batch(n) ──batch──▶ Agent.opt(buffer) ──▶ Record | None
       Trainer: every eval_interval evaluate (Evaluator) and save model_dir/best on a new best score;
                every record_interval flush records to a Recorder;
-               every save_interval save model_dir/<opt_steps>
+               every save_interval save model_dir/<opt_steps> (the full training state: resume_from=...)
 
 The protocols of each role live in :mod:`border_py.base` (no torch there). ``Trainer[E, P, R]`` is generic
 in the env, the step processor and the replay buffer, and mypy checks that the step processor's items are
@@ -38,6 +38,7 @@ from border_py.base import (
     StepProcessor,
     TrainingBuffer,
 )
+from border_py.checkpoint import latest_checkpoint
 from border_py.config import ConfigError, from_dict, load_yaml, save_yaml, to_dict
 from border_py.envs import GymEnv, GymEnvConfig
 from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig
@@ -51,7 +52,7 @@ from border_py.replay_buffer import (
     Transition,
     TransitionBatch,
 )
-from border_py.sampler import SyncSampler
+from border_py.sampler import ResumeWarning, SyncSampler
 from border_py.seeding import seed_everything
 from border_py.step_processor import (
     NStepStepProcessor,
@@ -59,7 +60,7 @@ from border_py.step_processor import (
     SimpleStepProcessor,
     SimpleStepProcessorConfig,
 )
-from border_py.trainer import Evaluation, Trainer, TrainerConfig, TrainResult
+from border_py.trainer import Evaluation, Trainer, TrainerConfig, TrainingInterrupted, TrainResult
 
 __all__ = [
     "Agent",
@@ -83,6 +84,7 @@ __all__ = [
     "RecordValue",
     "Recorder",
     "ReplayBuffer",
+    "ResumeWarning",
     "SeededBuilder",
     "SimpleReplayBuffer",
     "SimpleReplayBufferConfig",
@@ -97,10 +99,12 @@ __all__ = [
     "Trainer",
     "TrainerConfig",
     "TrainingBuffer",
+    "TrainingInterrupted",
     "Transition",
     "TransitionBatch",
     "aggregate",
     "from_dict",
+    "latest_checkpoint",
     "load_yaml",
     "save_yaml",
     "seed_everything",

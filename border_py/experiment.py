@@ -29,7 +29,7 @@ from border_py.base.agent import Agent
 from border_py.base.evaluator import Evaluator
 from border_py.base.recorder import Recorder
 from border_py.base.typevars import A, O
-from border_py.checkpoint import ensure_writable_dir, latest_checkpoint, load_meta
+from border_py.checkpoint import ensure_writable_dir, latest_checkpoint, load_meta, resolve_saved
 from border_py.config import load_yaml, save_yaml
 from border_py.envs.gymnasium import Act, GymEnv, GymEnvConfig, Obs
 from border_py.evaluator import DefaultEvaluatorConfig
@@ -170,7 +170,11 @@ def train_with_tensorboard(
 
 
 def evaluate_saved(agent: Agent[O, A, Any], evaluator: Evaluator[O, A], path: Path) -> float:
-    """Loads ``agent`` from ``path``, evaluates it greedily, prints and returns the score."""
+    """Loads ``agent`` from ``path``, evaluates it greedily, prints and returns the score.
+
+    A ``best`` that a crash mid-replace left aside is found (:func:`~border_py.checkpoint.resolve_saved`).
+    """
+    path = resolve_saved(path)
     agent.load_params(path)
     agent.eval()
     score, _ = evaluator.evaluate(agent)

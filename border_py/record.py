@@ -123,8 +123,10 @@ def aggregate(records: Iterable[Record]) -> Record:
         if len(values) == 1:
             out[key] = values[0]
             continue
-        out[key] = math.fsum(values) / len(values)
-        out[f"{key}_min"] = min(values)
-        out[f"{key}_max"] = max(values)
+        lo, hi = min(values), max(values)
+        # fsum / n can round just outside [min, max] (three equal values); the mean never is.
+        out[key] = min(max(math.fsum(values) / len(values), lo), hi)
+        out[f"{key}_min"] = lo
+        out[f"{key}_max"] = hi
         out[f"{key}_median"] = statistics.median(values)
     return Record(out)

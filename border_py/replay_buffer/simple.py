@@ -246,7 +246,8 @@ class SimpleReplayBuffer:
         if not file.is_file():
             raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
         try:
-            with np.load(file, allow_pickle=False) as data:
+            # Opened here: np.load leaks its own handle when the zip is unreadable.
+            with file.open("rb") as f, np.load(f, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
             counters = json.loads(str(arrays.pop("state")))
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
@@ -262,7 +263,8 @@ class SimpleReplayBuffer:
         self._n_batches, self._max_priority = int(counters["n_batches"]), float(counters["max_priority"])
         if self.config.per is not None:
             self._tree = SumTree(self.config.capacity)
-            self._tree.update(np.arange(self._len), arrays["priority"])
+            if self._len > 0:
+                self._tree.update(np.arange(self._len), arrays["priority"])
 
     def _check_saved(
         self, file: Path, counters: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]
@@ -298,6 +300,9 @@ class SimpleReplayBuffer:
         if sorted(arrays) != sorted(expected) or any(len(arrays[k]) != n for k in expected):
             shapes = {k: v.shape for k, v in arrays.items()}
             raise ValueError(f"{file}: expected columns {expected} of {n} rows, got {shapes}")
+        priority = arrays.get("priority")
+        if priority is not None and not (np.all(np.isfinite(priority)) and np.all(priority >= 0)):
+            raise ValueError(f"{file}: priorities must be finite and >= 0")
         obs, act = arrays["obs"], arrays["act"]
         storage = _Storage(obs.shape[1:], act.shape[1:], bool(np.issubdtype(act.dtype, np.integer)), capacity)
         for name in _COLUMNS:

@@ -242,6 +242,34 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     assert torch.equal(loaded.qnet(x), agent.qnet(x))
 
 
+@pytest.mark.parametrize("explorer", [EpsilonGreedyConfig(final_step=100), SoftmaxConfig()])
+def test_save_then_load_restores_the_explorer_schedule_and_rng(
+    tmp_path: Path, explorer: EpsilonGreedyConfig | SoftmaxConfig
+) -> None:
+    agent = Dqn(DqnConfig(explorer=explorer), obs_dim=4, n_actions=2, seed=0)
+    obs = np.random.default_rng(1).normal(size=(60, 4)).astype(np.float32)
+    for o in obs[:30]:
+        agent.sample(o)  # train mode: explores and advances the schedule
+    agent.save_params(tmp_path)
+    loaded = Dqn(DqnConfig(explorer=explorer), obs_dim=4, n_actions=2, seed=99)
+    loaded.load_params(tmp_path)
+    assert [int(agent.sample(o)) for o in obs[30:]] == [int(loaded.sample(o)) for o in obs[30:]]
+    if isinstance(explorer, EpsilonGreedyConfig):
+        assert isinstance(loaded.explorer, EpsilonGreedy)
+        assert loaded.explorer.n_steps == 60
+        assert loaded.explorer.epsilon() == agent.explorer.epsilon()  # type: ignore[union-attr]
+
+
+def test_load_of_a_state_without_the_explorer_names_what_is_missing(tmp_path: Path) -> None:
+    agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    agent.save_params(tmp_path)
+    state = torch.load(tmp_path / "state.pt", weights_only=True)
+    del state["explorer"]
+    torch.save(state, tmp_path / "state.pt")
+    with pytest.raises(ValueError, match=r"state\.pt does not match this DQN: it lacks \['explorer'\]"):
+        agent.load_params(tmp_path)
+
+
 def test_load_from_an_incomplete_directory_names_the_missing_file(tmp_path: Path) -> None:
     agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
     agent.save_params(tmp_path)

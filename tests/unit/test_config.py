@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from border_py import (
     ConfigError,
@@ -15,7 +18,7 @@ from border_py import (
     load_yaml,
     save_yaml,
 )
-from border_py.agents import DqnConfig, SoftmaxConfig
+from border_py.agents import DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
 from border_py.replay_buffer import PerConfig
 
 
@@ -81,3 +84,71 @@ def test_invalid_yaml_is_a_config_error(tmp_path: Path) -> None:
     path.write_text("max_opts: [1\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_yaml(TrainerConfig, path)
+
+
+_pos = st.integers(1, 10**9)
+_unit_float = st.floats(0.0, 1.0, allow_nan=False)
+_explorers = st.one_of(
+    st.builds(
+        EpsilonGreedyConfig, eps_start=_unit_float, eps_final=_unit_float, final_step=st.integers(0, 10**9)
+    ),
+    st.builds(SoftmaxConfig, temperature=st.floats(1e-6, 1e6)),
+)
+
+
+@st.composite
+def _trainer_configs(draw: st.DrawFn) -> TrainerConfig:
+    model_dir = draw(st.none() | st.text(min_size=1, max_size=20))
+    return TrainerConfig(
+        max_opts=draw(_pos),
+        opt_interval=draw(_pos),
+        warmup_period=draw(st.integers(0, 10**9)),
+        eval_interval=draw(st.none() | _pos),
+        record_interval=draw(_pos),
+        save_interval=None if model_dir is None else draw(st.none() | _pos),
+        model_dir=model_dir,
+        seed=draw(st.integers(0, 2**63)),
+        checkpoint_buffer=draw(st.booleans()),
+        keep_checkpoints=draw(st.none() | _pos),
+    )
+
+
+_configs = st.one_of(
+    _trainer_configs(),
+    st.builds(
+        SimpleReplayBufferConfig,
+        capacity=_pos,
+        per=st.none()
+        | st.builds(
+            PerConfig, alpha=st.floats(0.0, 10.0), beta_0=st.floats(1e-3, 1.0), eps=st.floats(1e-9, 1.0)
+        ),
+    ),
+    st.builds(
+        DqnConfig,
+        hidden=st.lists(st.integers(1, 4096), max_size=4).map(tuple),
+        lr=st.floats(1e-9, 10.0),
+        tau=st.floats(1e-6, 1.0),
+        loss=st.sampled_from(["mse", "huber"]),
+        max_grad_norm=st.none() | st.floats(1e-6, 1e6),
+        explorer=_explorers,
+        double_dqn=st.booleans(),
+    ),
+    st.builds(NStepStepProcessorConfig, n_steps=st.integers(1, 100), gamma=_unit_float),
+    st.builds(
+        GymEnvConfig,
+        name=st.text(min_size=1, max_size=30),
+        max_episode_steps=st.none() | _pos,
+        kwargs=st.dictionaries(
+            st.text(max_size=10), st.integers() | st.text(max_size=10) | st.booleans(), max_size=3
+        ),
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(config=_configs)
+def test_any_valid_config_survives_a_yaml_round_trip(config: object) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "c.yaml"
+        save_yaml(config, path)
+        assert load_yaml(type(config), path) == config

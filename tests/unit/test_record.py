@@ -6,6 +6,8 @@ import datetime
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from border_py import Record, aggregate
 
@@ -72,3 +74,27 @@ def test_aggregate_keeps_nan_visible() -> None:
 
 def test_aggregate_of_nothing_is_empty() -> None:
     assert len(aggregate([])) == 0
+
+
+_finite = st.floats(-1e9, 1e9, allow_nan=False)
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b", "c/d"]), _finite, max_size=3), max_size=8))
+def test_aggregate_keeps_every_scalar_as_count_mean_min_max_median(stored: list[dict[str, float]]) -> None:
+    out = aggregate(Record(d) for d in stored)
+    values: dict[str, list[float]] = {}
+    for d in stored:
+        for k, v in d.items():
+            values.setdefault(k, []).append(v)
+    expected_keys = set()
+    for key, vs in values.items():
+        expected_keys.add(key)
+        if len(vs) == 1:
+            assert out[key] == vs[0]
+            continue
+        expected_keys |= {f"{key}_min", f"{key}_max", f"{key}_median"}
+        assert out[key] == pytest.approx(float(np.mean(vs)), rel=1e-9, abs=1e-6)
+        assert (out[f"{key}_min"], out[f"{key}_max"]) == (min(vs), max(vs))
+        assert out[f"{key}_median"] == pytest.approx(float(np.median(vs)), rel=1e-12, abs=1e-9)
+        assert min(vs) <= out.get_scalar(key) <= max(vs)
+    assert set(out.keys()) == expected_keys

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -157,3 +160,83 @@ def test_any_push_sample_sequence_keeps_the_invariants(capacity: int, ops: list[
             assert ((batch.weight > 0) & (batch.weight <= 1.0 + 1e-6)).all()
         buffer.update_priority(batch.ix_sample, np.ones(op, dtype=np.float32))
     assert len(buffer) == min(pushed, capacity)
+
+
+def _same_batches(a: SimpleReplayBuffer, b: SimpleReplayBuffer, size: int) -> None:
+    x, y = a.batch(size), b.batch(size)
+    for name in ("obs", "act", "next_obs", "reward", "is_terminated", "is_truncated", "discount"):
+        assert torch.equal(getattr(x, name), getattr(y, name)), name
+    assert np.array_equal(x.ix_sample, y.ix_sample)
+    assert (x.weight is None) == (y.weight is None)
+    if x.weight is not None and y.weight is not None:
+        assert torch.equal(x.weight, y.weight)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    capacity=st.integers(1, 12),
+    ops=st.lists(st.one_of(st.just(-1), st.integers(1, 6)), max_size=30),
+    per=st.booleans(),
+)
+def test_save_then_load_continues_exactly_as_the_original(capacity: int, ops: list[int], per: bool) -> None:
+    """Any push/sample/priority sequence, saved and loaded into a buffer seeded otherwise, samples the
+    same batches afterwards and keeps the same contents, priorities and counters."""
+    config = SimpleReplayBufferConfig(capacity=capacity, per=PerConfig(n_opts_final=5) if per else None)
+    buffer = config.build(0)
+    pushed = 0
+    for op in ops:
+        if op == -1:
+            buffer.push(_transition(pushed))
+            pushed += 1
+        elif pushed > 0:
+            batch = buffer.batch(op)
+            buffer.update_priority(batch.ix_sample, np.arange(op, dtype=np.float32))
+    with tempfile.TemporaryDirectory() as d:
+        files = buffer.save(Path(d))
+        assert [f.name for f in files] == ["replay_buffer.npz"]
+        loaded = config.build(seed=99)
+        loaded.load(Path(d))
+    assert len(loaded) == len(buffer)
+    assert loaded.beta() == buffer.beta()
+    if pushed == 0:
+        return
+    for _ in range(3):
+        _same_batches(buffer, loaded, 5)
+    buffer.push(_transition(1000))
+    loaded.push(_transition(1000))
+    _same_batches(buffer, loaded, 7)
+
+
+def test_load_refuses_another_capacity_or_sampling_naming_the_file(tmp_path: Path) -> None:
+    _filled(8, 5, per=PerConfig()).save(tmp_path)
+    with pytest.raises(ValueError, match=r"replay_buffer\.npz holds a buffer of capacity 8, this one has 9"):
+        SimpleReplayBufferConfig(capacity=9, per=PerConfig()).build(0).load(tmp_path)
+    with pytest.raises(
+        ValueError, match=r"replay_buffer\.npz holds a prioritized buffer, this one is uniform"
+    ):
+        SimpleReplayBufferConfig(capacity=8).build(0).load(tmp_path)
+
+
+def test_load_of_a_missing_or_truncated_file_names_it_and_leaves_the_buffer(tmp_path: Path) -> None:
+    buffer = _filled(8, 3)
+    with pytest.raises(FileNotFoundError, match=r"replay_buffer\.npz not found"):
+        buffer.load(tmp_path)
+    _filled(8, 6).save(tmp_path)
+    file = tmp_path / "replay_buffer.npz"
+    file.write_bytes(file.read_bytes()[:200])
+    with pytest.raises(ValueError, match=r"replay_buffer\.npz is not a readable replay buffer file"):
+        buffer.load(tmp_path)
+    assert len(buffer) == 3
+    assert set(buffer.batch(16).reward.long().tolist()) <= {0, 1, 2}
+
+
+def test_load_refuses_an_observation_shape_it_cannot_hold(tmp_path: Path) -> None:
+    buffer = SimpleReplayBufferConfig(capacity=4).build(0)
+    buffer.push(_transition(1))
+    buffer.save(tmp_path)
+    with np.load(tmp_path / "replay_buffer.npz") as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["next_obs"] = np.zeros((1, 5), np.float32)
+    np.savez(tmp_path / "replay_buffer.npz", **arrays)
+    with pytest.raises(ValueError, match="column next_obs does not fit"):
+        SimpleReplayBufferConfig(capacity=4).build(0).load(tmp_path)
