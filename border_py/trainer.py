@@ -301,6 +301,12 @@ class _Books(Generic[O, A]):
             prune_checkpoints(path.parent, self.config.keep_checkpoints)
         return path
 
+    def checkpoint_dir(self) -> Path | None:
+        """The directory of the latest checkpoint; ``None`` when there is none (or no ``model_dir``)."""
+        if self.model_dir is None or self.last_checkpoint is None:
+            return None
+        return self.model_dir / str(self.last_checkpoint)
+
     def _save(self, name: str, score: float | None, writers: list[Writer]) -> Path | None:
         if self.model_dir is None:
             return None
@@ -448,8 +454,9 @@ class Trainer(Generic[E, P, R]):
         books = _Books(
             config, agent, recorder, evaluator, {"config": setup}, sampler.take_fps, write_training_state
         )
-        if resume_from is not None:
-            rng = _restore(Path(resume_from), setup, agent, sampler, buffer, books)
+        rng = (
+            None if resume_from is None else _restore(Path(resume_from), setup, agent, sampler, buffer, books)
+        )
         agent.train()
         bar = tqdm.tqdm(
             total=config.max_opts,
@@ -458,14 +465,10 @@ class Trainer(Generic[E, P, R]):
             disable=not progress,
             dynamic_ncols=True,
         )
-        if resume_from is not None:
+        if rng is not None:
             set_global_rng_states(rng)  # last: nothing above may draw from them
         with _Interrupts() as interrupts, bar:
-            while books.opt_steps < config.max_opts:
-                if interrupts.signum is not None:
-                    raise TrainingInterrupted(
-                        interrupts.signum, books.opt_steps, books.env_steps, books.checkpoint()
-                    )
+            while books.opt_steps < config.max_opts and interrupts.signum is None:
                 env_record = sampler.sample_and_push(agent, buffer)
                 books.env_steps += 1
                 if env_record:
@@ -482,8 +485,16 @@ class Trainer(Generic[E, P, R]):
                     bar.set_postfix(
                         eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False
                     )
-            if config.save_interval is not None and books.last_checkpoint != books.opt_steps:
-                books.checkpoint()  # the final state, so that training can be continued from it
+            # The final state, to continue from; on a signal, the state after the step it interrupted
+            # (a checkpoint saved at this opt step already is one: only env steps came after it).
+            if (config.save_interval is not None or interrupts.signum is not None) and (
+                books.last_checkpoint != books.opt_steps
+            ):
+                books.checkpoint()
+            if interrupts.signum is not None:
+                raise TrainingInterrupted(
+                    interrupts.signum, books.opt_steps, books.env_steps, books.checkpoint_dir()
+                )
         return TrainResult(
             opt_steps=books.opt_steps,
             env_steps=books.env_steps,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import time
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,11 @@ class TensorboardRecorder(AggregatingRecorder):
         super().__init__()
         self.logdir = Path(logdir)
         self.logdir.mkdir(parents=True, exist_ok=True)
-        self._writer = SummaryWriter(logdir=str(self.logdir), purge_step=purge_step)
+        # tensorboardX names files by the second: a second writer within the same second would truncate
+        # the first's file. A nanosecond suffix keeps both, and their names in the order they were made.
+        self._writer = SummaryWriter(
+            logdir=str(self.logdir), purge_step=purge_step, filename_suffix=f".{time.time_ns()}"
+        )
 
     def _write(self, record: Record, step: int) -> None:
         for key, value in record.items():

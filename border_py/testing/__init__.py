@@ -12,6 +12,7 @@ from border_py.testing.fakes import (
     RecordingStepProcessorConfig,
     ScriptedEvaluator,
     count_dirs,
+    counting_trainer,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "RecordingStepProcessorConfig",
     "ScriptedEvaluator",
     "count_dirs",
+    "counting_trainer",
 ]

@@ -16,10 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.agents._mode import TrainEvalMode
+from border_py.base.env import Env
 from border_py.base.policy import Policy
-from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.replay_buffer import ReplayBuffer, TrainingBuffer
 from border_py.base.step import Step
+from border_py.base.step_processor import StepProcessor
 from border_py.record import Record
+from border_py.trainer import Trainer, TrainerConfig
 
 
 @attrs.frozen(kw_only=True)
@@ -257,6 +260,23 @@ class ScriptedEvaluator:
         score = self.scores[self.n_calls % len(self.scores)]
         self.n_calls += 1
         return score, Record({"eval/episode_return": score})
+
+
+FakeTrainer = Trainer[
+    Env[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]
+]
+"""The trainer :func:`counting_trainer` builds."""
+
+
+def counting_trainer(config: TrainerConfig, episode_length: int = 5) -> FakeTrainer:
+    """A trainer over a :class:`CountingEnv` (episodes of ``episode_length``), a
+    :class:`RecordingStepProcessor` and a :class:`ListBuffer`: drive it with a :class:`FakeAgent`."""
+    return Trainer(
+        config,
+        CountingEnvConfig(episode_length=episode_length),
+        RecordingStepProcessorConfig(),
+        ListBufferConfig(),
+    )
 
 
 def count_dirs(path: Path) -> list[str]:

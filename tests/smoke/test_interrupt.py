@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import attrs
@@ -209,10 +210,12 @@ def test_a_signal_saves_a_checkpoint_flushes_and_exits_non_zero_then_resume_cont
     assert opt_steps >= 20
     assert load_meta(checkpoint)["opt_steps"] == opt_steps
 
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tensorboard's reader imports deprecated modules
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    events = EventAccumulator(str(model_dir / "tensorboard"))
-    events.Reload()
+        events = EventAccumulator(str(model_dir / "tensorboard"))
+        events.Reload()
     assert max(e.step for e in events.Scalars("train/loss")) == opt_steps  # flushed before exiting
 
     resumed = _example("--resume", "--model-dir", str(model_dir), "--max-opts", str(opt_steps + 10))

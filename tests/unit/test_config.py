@@ -61,6 +61,11 @@ def test_nested_unknown_key_names_the_path(tmp_path: Path) -> None:
         ("eval_interval: 3\n", r"missing required field 'max_opts'"),
         ("max_opts: 10\nsave_interval: 5\n", r"save_interval is set but model_dir is None"),
         ("- 1\n- 2\n", r"expected a mapping"),
+        ("max_opts: 10\nkeep_checkpoints: 0\n", r"'keep_checkpoints' must be > 0: 0"),
+        (
+            "max_opts: 10\ncheckpoint_buffer: 'yes'\n",
+            r"expected true or false, got 'yes' .*checkpoint_buffer",
+        ),
     ],
 )
 def test_invalid_values_name_the_field(text: str, match: str, tmp_path: Path) -> None:

@@ -49,3 +49,20 @@ def test_tensorboard_event_files_hold_every_scalar(tmp_path: Path) -> None:
     assert scalars["train/loss"] == [(1, 0.5), (2, 1.5)]
     assert scalars["train/loss_min"] == [(2, 1.0)]
     assert scalars["eval/episode_return"] == [(2, 9.0)]
+
+
+def test_tensorboard_purge_step_hides_what_an_interrupted_run_wrote_after_its_checkpoint(
+    tmp_path: Path,
+) -> None:
+    first = TensorboardRecorder(tmp_path)
+    for step in range(1, 11):
+        first.write(Record({"train/loss": float(step)}), step=step)
+    first.close()  # interrupted at 10; its last checkpoint was at opt step 6
+    resumed = TensorboardRecorder(tmp_path, purge_step=7)
+    for step in range(7, 9):
+        resumed.write(Record({"train/loss": 100.0 + step}), step=step)
+    resumed.close()
+    assert _read_scalars(tmp_path)["train/loss"] == [(s, float(s)) for s in range(1, 7)] + [
+        (7, 107.0),
+        (8, 108.0),
+    ]

@@ -6,25 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from border_py import BufferedRecorder, Policy, Record, Trainer, TrainerConfig
+from border_py import BufferedRecorder, Policy, Record, TrainerConfig
 from border_py.checkpoint import load_meta
 from border_py.testing import (
-    CountingEnvConfig,
     FakeAgent,
-    ListBufferConfig,
-    RecordingStepProcessorConfig,
     ScriptedEvaluator,
     count_dirs,
+    counting_trainer,
 )
-
-
-def _trainer(config: TrainerConfig, episode_length: int = 5) -> Trainer:  # type: ignore[type-arg]
-    return Trainer(
-        config,
-        CountingEnvConfig(episode_length=episode_length),
-        RecordingStepProcessorConfig(),
-        ListBufferConfig(),
-    )
 
 
 def test_opt_eval_record_and_save_happen_exactly_on_schedule(tmp_path: Path) -> None:
@@ -38,7 +27,7 @@ def test_opt_eval_record_and_save_happen_exactly_on_schedule(tmp_path: Path) -> 
         model_dir=str(tmp_path),
     )
     agent, recorder, evaluator = FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0, 3.0, 2.0])
-    result = _trainer(config).train(agent, recorder, evaluator)
+    result = counting_trainer(config).train(agent, recorder, evaluator)
 
     # Opt steps at env steps 4, 6, ..., 14: after the warm-up of 3, every 2nd env step.
     assert agent.opt_buffer_lens == [4, 6, 8, 10, 12, 14]
@@ -75,7 +64,7 @@ def test_opt_eval_record_and_save_happen_exactly_on_schedule(tmp_path: Path) -> 
 
 def test_skipped_opts_are_not_opt_steps() -> None:
     agent = FakeAgent(skip_first=2)
-    result = _trainer(TrainerConfig(max_opts=3, opt_interval=2)).train(agent, BufferedRecorder())
+    result = counting_trainer(TrainerConfig(max_opts=3, opt_interval=2)).train(agent, BufferedRecorder())
     assert agent.n_opt_calls == 5
     assert agent.opt_buffer_lens == [6, 8, 10]
     assert result.env_steps == 10
@@ -83,14 +72,14 @@ def test_skipped_opts_are_not_opt_steps() -> None:
 
 def test_last_records_are_flushed_when_max_opts_is_off_the_record_cadence() -> None:
     recorder = BufferedRecorder()
-    _trainer(TrainerConfig(max_opts=7, record_interval=3)).train(FakeAgent(), recorder)
+    counting_trainer(TrainerConfig(max_opts=7, record_interval=3)).train(FakeAgent(), recorder)
     assert [step for step, _ in recorder.records] == [3, 6, 7]
     assert recorder.records[-1][1]["train/loss"] == 7.0
 
 
 def test_episode_records_between_opt_steps_are_kept() -> None:
     recorder = BufferedRecorder()
-    _trainer(TrainerConfig(max_opts=2, opt_interval=5, record_interval=2), episode_length=3).train(
+    counting_trainer(TrainerConfig(max_opts=2, opt_interval=5, record_interval=2), episode_length=3).train(
         FakeAgent(), recorder
     )
     # Episodes end at env steps 3, 6, 9 (none on an opt step, which are 5 and 10): all three are recorded.
@@ -102,7 +91,7 @@ def test_episode_records_between_opt_steps_are_kept() -> None:
 
 def test_nothing_is_saved_without_model_dir() -> None:
     agent = FakeAgent()
-    _trainer(TrainerConfig(max_opts=4, eval_interval=1)).train(
+    counting_trainer(TrainerConfig(max_opts=4, eval_interval=1)).train(
         agent, BufferedRecorder(), ScriptedEvaluator([1.0])
     )
     assert agent.saves == []
@@ -111,7 +100,7 @@ def test_nothing_is_saved_without_model_dir() -> None:
 def test_eval_interval_without_evaluator_is_refused_before_training() -> None:
     agent = FakeAgent()
     with pytest.raises(ValueError, match="no evaluator"):
-        _trainer(TrainerConfig(max_opts=4, eval_interval=2)).train(agent, BufferedRecorder())
+        counting_trainer(TrainerConfig(max_opts=4, eval_interval=2)).train(agent, BufferedRecorder())
     assert agent.n_opt_calls == 0
 
 
@@ -119,7 +108,7 @@ def test_unwritable_model_dir_is_refused_before_the_first_env_step(tmp_path: Pat
     (tmp_path / "file").write_text("")
     agent = FakeAgent()
     with pytest.raises(PermissionError, match="file/models"):
-        _trainer(TrainerConfig(max_opts=4, model_dir=str(tmp_path / "file" / "models"))).train(
+        counting_trainer(TrainerConfig(max_opts=4, model_dir=str(tmp_path / "file" / "models"))).train(
             agent, BufferedRecorder()
         )
     assert agent.n_opt_calls == 0
@@ -132,5 +121,7 @@ def test_evaluator_failure_leaves_the_agent_in_train_mode() -> None:
 
     agent = FakeAgent()
     with pytest.raises(RuntimeError, match="eval env crashed"):
-        _trainer(TrainerConfig(max_opts=4, eval_interval=1)).train(agent, BufferedRecorder(), Failing([0.0]))
+        counting_trainer(TrainerConfig(max_opts=4, eval_interval=1)).train(
+            agent, BufferedRecorder(), Failing([0.0])
+        )
     assert agent.is_train()

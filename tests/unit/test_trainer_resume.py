@@ -10,27 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from border_py import BufferedRecorder, Record, Trainer, TrainerConfig, TrainingInterrupted
+from border_py import BufferedRecorder, Record, TrainerConfig, TrainingInterrupted
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta
 from border_py.testing import (
-    CountingEnvConfig,
     FakeAgent,
     FakeItem,
-    ListBufferConfig,
-    RecordingStepProcessorConfig,
     ScriptedEvaluator,
     count_dirs,
+    counting_trainer,
 )
-
-
-def _trainer(config: TrainerConfig, episode_length: int = 5) -> Trainer:  # type: ignore[type-arg]
-    return Trainer(
-        config,
-        CountingEnvConfig(episode_length=episode_length),
-        RecordingStepProcessorConfig(),
-        ListBufferConfig(),
-    )
 
 
 def _config(tmp_path: Path, max_opts: int, **changes: object) -> TrainerConfig:
@@ -63,15 +52,15 @@ class _SignallingAgent(FakeAgent):
 
 def test_resume_continues_counters_evaluations_buffer_and_episode(tmp_path: Path) -> None:
     whole_agent = FakeAgent()
-    whole = _trainer(_config(tmp_path / "whole", 10)).train(
+    whole = counting_trainer(_config(tmp_path / "whole", 10)).train(
         whole_agent, BufferedRecorder(), ScriptedEvaluator([1.0, 3.0, 2.0, 5.0, 4.0])
     )
 
-    _trainer(_config(tmp_path / "split", 4)).train(
+    counting_trainer(_config(tmp_path / "split", 4)).train(
         FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0, 3.0])
     )
     agent, recorder = FakeAgent(), BufferedRecorder()
-    resumed = _trainer(_config(tmp_path / "split", 10)).train(
+    resumed = counting_trainer(_config(tmp_path / "split", 10)).train(
         agent, recorder, ScriptedEvaluator([2.0, 5.0, 4.0]), resume_from=tmp_path / "split" / "4"
     )
 
@@ -84,7 +73,7 @@ def test_resume_continues_counters_evaluations_buffer_and_episode(tmp_path: Path
 
 
 def test_resume_without_a_saved_buffer_warms_up_again(tmp_path: Path) -> None:
-    _trainer(_config(tmp_path, 4, checkpoint_buffer=False)).train(
+    counting_trainer(_config(tmp_path, 4, checkpoint_buffer=False)).train(
         FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0])
     )
     assert sorted(p.name for p in (tmp_path / "4").iterdir()) == [
@@ -93,7 +82,7 @@ def test_resume_without_a_saved_buffer_warms_up_again(tmp_path: Path) -> None:
         TRAINER_STATE_FILE,
     ]
     agent = FakeAgent()
-    result = _trainer(_config(tmp_path, 6, checkpoint_buffer=False)).train(
+    result = counting_trainer(_config(tmp_path, 6, checkpoint_buffer=False)).train(
         agent, BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
     )
     # Checkpoint at env step 10; the empty buffer refills up to env step 13, so the opt steps are at env
@@ -103,13 +92,13 @@ def test_resume_without_a_saved_buffer_warms_up_again(tmp_path: Path) -> None:
 
 
 def test_resume_refuses_another_env_naming_the_field(tmp_path: Path) -> None:
-    _trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+    counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
     with pytest.raises(ValueError, match=r"cannot resume from .*4: env\.episode_length is 5 vs 7"):
-        _trainer(_config(tmp_path, 8), episode_length=7).train(
+        counting_trainer(_config(tmp_path, 8), episode_length=7).train(
             FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
         )
     with pytest.raises(ValueError, match=r"trainer\.seed is 0 vs 1"):
-        _trainer(_config(tmp_path, 8, seed=1)).train(
+        counting_trainer(_config(tmp_path, 8, seed=1)).train(
             FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
         )
 
@@ -126,7 +115,7 @@ def test_resume_refuses_another_env_naming_the_field(tmp_path: Path) -> None:
 def test_a_damaged_training_state_is_refused_naming_the_file(
     tmp_path: Path, damage: str, error: type[Exception], match: str
 ) -> None:
-    _trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+    counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
     file = tmp_path / "4" / TRAINER_STATE_FILE
     data = file.read_bytes()
     if damage == "truncate":
@@ -139,7 +128,7 @@ def test_a_damaged_training_state_is_refused_naming_the_file(
         file.unlink()
     agent = FakeAgent()
     with pytest.raises(error, match=match):
-        _trainer(_config(tmp_path, 8)).train(
+        counting_trainer(_config(tmp_path, 8)).train(
             agent, BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
         )
     assert agent.n_opts == 0  # nothing was loaded into the agent
@@ -147,7 +136,7 @@ def test_a_damaged_training_state_is_refused_naming_the_file(
 
 def test_keep_checkpoints_rotates_periodic_ones_but_not_best(tmp_path: Path) -> None:
     config = _config(tmp_path, 10, save_interval=2, keep_checkpoints=2)
-    _trainer(config).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([9.0, 1.0]))
+    counting_trainer(config).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([9.0, 1.0]))
     assert count_dirs(tmp_path) == ["10", "8", "best"]
     assert load_meta(tmp_path / "best")["opt_steps"] == 2
 
@@ -157,14 +146,14 @@ def test_a_signal_finishes_the_step_saves_flushes_and_raises(tmp_path: Path, sig
     previous = signal.getsignal(signum)
     agent, recorder = _SignallingAgent(at=5, signum=signum), BufferedRecorder()
     with pytest.raises(TrainingInterrupted, match=rf"{signal.Signals(signum).name} at opt step 5") as info:
-        _trainer(_config(tmp_path, 100)).train(agent, recorder, ScriptedEvaluator([1.0]))
+        counting_trainer(_config(tmp_path, 100)).train(agent, recorder, ScriptedEvaluator([1.0]))
     assert (info.value.signum, info.value.opt_steps, info.value.checkpoint) == (signum, 5, tmp_path / "5")
     assert agent.n_opts == 5
     assert latest_checkpoint(tmp_path) == tmp_path / "5"
     assert recorder.records[-1][0] == 5  # the opt-5 record was flushed with the checkpoint
     assert signal.getsignal(signum) is previous  # the handlers are restored
 
-    resumed = _trainer(_config(tmp_path, 8)).train(
+    resumed = counting_trainer(_config(tmp_path, 8)).train(
         FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "5"
     )
     assert resumed.opt_steps == 8
@@ -178,7 +167,9 @@ def test_a_full_disk_during_a_save_stops_training_and_keeps_the_previous_checkpo
             return super().save_params(path)
 
     with pytest.raises(OSError, match=r"could not save .*8.*No space left") as info:
-        _trainer(_config(tmp_path, 12)).train(_DiskFills(), BufferedRecorder(), ScriptedEvaluator([1.0, 2.0]))
+        counting_trainer(_config(tmp_path, 12)).train(
+            _DiskFills(), BufferedRecorder(), ScriptedEvaluator([1.0, 2.0])
+        )
     assert info.value.errno == errno.ENOSPC
     assert count_dirs(tmp_path) == ["4", "best"]
     assert load_meta(tmp_path / "best")["opt_steps"] == 4
@@ -186,11 +177,19 @@ def test_a_full_disk_during_a_save_stops_training_and_keeps_the_previous_checkpo
 
 
 def test_training_recovers_what_a_crash_between_renames_left(tmp_path: Path) -> None:
-    _trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([7.0]))
+    counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([7.0]))
     (tmp_path / "best").rename(tmp_path / ".best.old-99")
     (tmp_path / ".8.tmp-99").mkdir()
-    _trainer(_config(tmp_path, 6)).train(
+    counting_trainer(_config(tmp_path, 6)).train(
         FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
     )
     assert count_dirs(tmp_path) == ["4", "6", "best"]
     assert load_meta(tmp_path / "best")["score"] == 7.0  # the recovered best was not beaten by 1.0
+
+
+def test_a_signal_during_the_last_opt_step_is_still_reported(tmp_path: Path) -> None:
+    agent = _SignallingAgent(at=8, signum=signal.SIGINT)
+    with pytest.raises(TrainingInterrupted, match="SIGINT at opt step 8") as info:
+        counting_trainer(_config(tmp_path, 8)).train(agent, BufferedRecorder(), ScriptedEvaluator([1.0]))
+    assert info.value.checkpoint == tmp_path / "8"  # the final checkpoint, saved once
+    assert len([p for p in agent.saves if p.name.startswith(".8.tmp")]) == 1
