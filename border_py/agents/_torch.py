@@ -11,37 +11,62 @@ from torch import nn
 
 
 @torch.no_grad()
-def update_target(target: nn.Module, online: nn.Module, tau: float) -> None:
-    """``target <- tau * online + (1 - tau) * target`` parameter by parameter; ``tau = 1`` is a hard copy.
+def update_target(target: list[torch.Tensor], online: list[torch.Tensor], tau: float) -> None:
+    """``target <- tau * online + (1 - tau) * target`` tensor by tensor; ``tau = 1`` is a hard copy.
+
+    Takes parameter lists made once (``list(module.parameters())``): walking the modules and looping over
+    the parameters cost more than the arithmetic for small networks, so this is one multi-tensor
+    (``_foreach``) kernel.
 
     Example:
         >>> a, b = nn.Linear(1, 1), nn.Linear(1, 1)
-        >>> update_target(a, b, 1.0); bool(torch.equal(a.weight, b.weight))
+        >>> update_target(list(a.parameters()), list(b.parameters()), 1.0)
+        >>> bool(torch.equal(a.weight, b.weight))
         True
     """
-    for p_tgt, p in zip(target.parameters(), online.parameters(), strict=True):
-        if tau == 1.0:
-            p_tgt.copy_(p)
-        else:
-            p_tgt.lerp_(p, tau)
+    if len(target) != len(online):
+        raise ValueError(f"the target has {len(target)} tensors, the online network {len(online)}")
+    if tau == 1.0:
+        torch._foreach_copy_(target, online)
+    else:
+        torch._foreach_lerp_(target, online, tau)
+
+
+def adam(parameters: Iterable[torch.Tensor], lr: float) -> torch.optim.Adam:
+    """Adam with the fused kernel: the same update as the default implementation, in one kernel over all
+    parameters instead of about ten small ops per parameter (1.4-1.6x more steps per second for small MLPs
+    on CPU)."""
+    return torch.optim.Adam(parameters, lr=lr, fused=True)
+
+
+def load_optimizer(optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+    """``optimizer.load_state_dict(state)``, keeping the optimiser's own ``fused``/``foreach`` choice:
+    ``load_state_dict`` takes them from the saved state, so a state saved by a default Adam would
+    silently switch the fused kernel off."""
+    kernels = [{k: g.get(k) for k in ("fused", "foreach")} for g in optimizer.param_groups]
+    optimizer.load_state_dict(state)
+    for group, kernel in zip(optimizer.param_groups, kernels, strict=True):
+        group.update(kernel)
 
 
 def gradient_step(
     optimizer: torch.optim.Optimizer,
     loss: torch.Tensor,
-    parameters: Iterable[nn.Parameter],
+    parameters: list[torch.Tensor],
     max_grad_norm: float | None,
 ) -> float:
     """One optimiser step on ``loss``: zero the gradients, backpropagate, clip their global L2 norm to
     ``max_grad_norm`` (``None``: no clipping) and step. Returns the norm before clipping, for the record.
 
     The norm is computed even without clipping; an agent that does not record it (SAC) clips on its own
-    and skips that cost.
+    and skips that cost. Pass the parameters as a list made once: ``module.parameters()`` walks the
+    module tree on every call.
     """
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    max_norm = max_grad_norm if max_grad_norm is not None else float("inf")
-    grad_norm = torch.nn.utils.clip_grad_norm_(parameters, max_norm)
+    grad_norm = torch.nn.utils.get_total_norm([p.grad for p in parameters if p.grad is not None])
+    if max_grad_norm is not None:
+        torch.nn.utils.clip_grads_with_norm_(parameters, max_grad_norm, grad_norm)
     optimizer.step()
     return float(grad_norm)
 

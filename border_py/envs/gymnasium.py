@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import attrs
@@ -16,6 +17,10 @@ Obs = npt.NDArray[np.float32]
 """Observations: float32 arrays."""
 Act = npt.NDArray[Any]
 """Actions: an int64 array of shape ``()`` for a Discrete space, a float32 array for a Box space."""
+
+
+# Records are immutable: the steps that end no episode share one empty record.
+_NO_RECORD = Record()
 
 
 @attrs.frozen(kw_only=True)
@@ -107,7 +112,7 @@ class GymEnv:
 
     def _obs(self, obs: Any) -> Obs:
         out = np.asarray(obs, dtype=np.float32)
-        if not np.all(np.isfinite(out)):
+        if not np.isfinite(out).all():
             raise ValueError(
                 f"{self.config.name}: observation at env step {self._env_steps} is not finite: {out}"
             )
@@ -138,7 +143,9 @@ class GymEnv:
             a = int(act)
             if not space.start <= a < space.start + space.n:
                 raise ValueError(f"{self.config.name}: action {a} outside Discrete({space.n})")
-            return a
+            # np.int64, not int: Discrete.contains (which Gymnasium's envs assert) checks a Python int
+            # against np.iinfo, which costs more than the whole conversion.
+            return np.int64(a)
         assert isinstance(space, gym.spaces.Box)
         a_box = np.asarray(act, dtype=space.dtype)
         if a_box.shape != space.shape:
@@ -154,13 +161,13 @@ class GymEnv:
         obs, reward, terminated, truncated, info = self.env.step(self._check_act(act))
         self._env_steps += 1
         reward = float(reward)
-        if not np.isfinite(reward):
+        if not math.isfinite(reward):
             raise ValueError(
                 f"{self.config.name}: reward at env step {self._env_steps} is not finite: {reward}"
             )
         self._episode_return += reward
         self._episode_length += 1
-        record = Record()
+        record = _NO_RECORD
         init_obs = None
         if terminated or truncated:
             record = Record(

@@ -30,7 +30,8 @@ class SumTree:
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         self.capacity = capacity
-        self._size = 1 << max(0, (capacity - 1).bit_length())
+        self._depth = max(0, (capacity - 1).bit_length())
+        self._size = 1 << self._depth
         self._sum = np.zeros(2 * self._size, dtype=np.float64)
         self._min = np.full(2 * self._size, np.inf, dtype=np.float64)
 
@@ -52,14 +53,13 @@ class SumTree:
         nodes = indices + self._size
         self._sum[nodes] = values
         self._min[nodes] = values
-        nodes = np.unique(nodes // 2)
-        while nodes[0] >= 1:
-            left = 2 * nodes
+        # Level by level up to the root. A node shared by several updated leaves is written once per leaf,
+        # always with the same value (its children are final by then): cheaper than deduplicating.
+        for _ in range(self._depth):
+            nodes >>= 1
+            left = nodes << 1
             self._sum[nodes] = self._sum[left] + self._sum[left + 1]
             self._min[nodes] = np.minimum(self._min[left], self._min[left + 1])
-            if nodes[0] == 1:
-                break
-            nodes = np.unique(nodes // 2)
 
     def get(self, indices: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Returns the leaf values at ``indices``."""
@@ -88,6 +88,6 @@ class SumTree:
             left_sum = self._sum[left]
             # Go right when v >= left sum, unless the right subtree is empty (guards rounding at the end).
             go_right = (values >= left_sum) & (self._sum[left + 1] > 0.0)
-            values -= np.where(go_right, left_sum, 0.0)
+            values -= left_sum * go_right
             nodes = left + go_right
         return nodes - self._size

@@ -72,7 +72,9 @@ class TransitionBatch:
         return int(self.reward.shape[0])
 
     def to(self, device: torch.device) -> TransitionBatch:
-        """The same batch with every tensor on ``device`` (no copy for tensors already there)."""
+        """The same batch with every tensor on ``device`` (itself when it is there already)."""
+        if self.obs.device == device:  # a buffer puts all of a batch's tensors on one device
+            return self
         return TransitionBatch(
             obs=self.obs.to(device),
             act=self.act.to(device),

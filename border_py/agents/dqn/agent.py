@@ -11,7 +11,14 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import gradient_step, load_modules, save_modules, update_target
+from border_py.agents._torch import (
+    adam,
+    gradient_step,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    update_target,
+)
 from border_py.agents.dqn.config import DqnConfig
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
@@ -52,7 +59,10 @@ class Dqn(TrainEvalMode):
             torch.manual_seed(seed)
             self.qnet = QNetwork(obs_dim, n_actions, config.hidden, config.dueling).to(self.device)
         self.qnet_tgt = copy.deepcopy(self.qnet).requires_grad_(False)
-        self.optimizer = torch.optim.Adam(self.qnet.parameters(), lr=config.lr)
+        # Made once: module.parameters() walks the module tree on every call.
+        self._online_params: list[torch.Tensor] = list(self.qnet.parameters())
+        self._tgt_params: list[torch.Tensor] = list(self.qnet_tgt.parameters())
+        self.optimizer = adam(self._online_params, config.lr)
         self.explorer = build_explorer(config.explorer, seed)
         self.opt_steps = 0
 
@@ -84,11 +94,11 @@ class Dqn(TrainEvalMode):
             target = td_target(b.reward, b.is_terminated, next_value, b.discount)
         loss = td_loss(q_taken, target, c.loss, b.weight)
 
-        grad_norm = gradient_step(self.optimizer, loss, self.qnet.parameters(), c.max_grad_norm)
+        grad_norm = gradient_step(self.optimizer, loss, self._online_params, c.max_grad_norm)
         self.opt_steps += 1
         # The target is updated after the optimiser step, so it follows the freshly updated online net.
         if self.opt_steps % c.target_update_interval == 0:
-            update_target(self.qnet_tgt, self.qnet, c.tau)
+            update_target(self._tgt_params, self._online_params, c.tau)
 
         if b.weight is not None:
             buffer.update_priority(b.ix_sample, (target - q_taken).detach().cpu().numpy())
@@ -122,6 +132,6 @@ class Dqn(TrainEvalMode):
             ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
         state = load_modules(path, self._modules(), "DQN", self.device, _STATE_KEYS)
-        self.optimizer.load_state_dict(state["optimizer"])
+        load_optimizer(self.optimizer, state["optimizer"])
         self.opt_steps = int(state["opt_steps"])
         self.explorer.load_state_dict(state["explorer"])

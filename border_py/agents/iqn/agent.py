@@ -11,7 +11,14 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import gradient_step, load_modules, save_modules, update_target
+from border_py.agents._torch import (
+    adam,
+    gradient_step,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    update_target,
+)
 from border_py.agents.explorers import build_explorer, discrete_action, explorer_record
 from border_py.agents.iqn.config import IqnConfig, TauSampling
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
@@ -64,7 +71,10 @@ class Iqn(TrainEvalMode):
                 obs_dim, n_actions, config.hidden, config.embed_dim, config.n_cos, config.head_hidden
             ).to(self.device)
         self.net_tgt = copy.deepcopy(self.net).requires_grad_(False)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.lr)
+        # Made once: module.parameters() walks the module tree on every call.
+        self._online_params: list[torch.Tensor] = list(self.net.parameters())
+        self._tgt_params: list[torch.Tensor] = list(self.net_tgt.parameters())
+        self.optimizer = adam(self._online_params, config.lr)
         self.explorer = build_explorer(config.explorer, seed)
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.opt_steps = 0
@@ -105,11 +115,11 @@ class Iqn(TrainEvalMode):
         per_item = quantile_huber_loss(pred, taus, target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
 
-        grad_norm = gradient_step(self.optimizer, loss, self.net.parameters(), c.max_grad_norm)
+        grad_norm = gradient_step(self.optimizer, loss, self._online_params, c.max_grad_norm)
         self.opt_steps += 1
         # The target is updated after the optimiser step, so it follows the freshly updated online net.
         if self.opt_steps % c.target_update_interval == 0:
-            update_target(self.net_tgt, self.net, c.tau)
+            update_target(self._tgt_params, self._online_params, c.tau)
 
         if b.weight is not None:
             buffer.update_priority(b.ix_sample, per_item.detach().cpu().numpy())
@@ -144,7 +154,7 @@ class Iqn(TrainEvalMode):
             ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
         state = load_modules(path, self._modules(), "IQN", self.device, _STATE_KEYS)
-        self.optimizer.load_state_dict(state["optimizer"])
+        load_optimizer(self.optimizer, state["optimizer"])
         self.opt_steps = int(state["opt_steps"])
         self.generator.set_state(state["generator"].cpu())
         self.explorer.load_state_dict(state["explorer"])

@@ -11,7 +11,7 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import load_modules, save_modules, update_target
+from border_py.agents._torch import adam, load_modules, load_optimizer, save_modules, update_target
 from border_py.agents.sac.config import SacConfig
 from border_py.agents.sac.losses import (
     actor_loss,
@@ -88,13 +88,17 @@ class Sac(TrainEvalMode):
             )
         # The target critics are their own networks, saved and loaded as themselves.
         self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
+        # Made once: module.parameters() walks the module tree on every call.
+        self._online_params: list[torch.Tensor] = list(self.critic.parameters())
+        self._tgt_params: list[torch.Tensor] = list(self.critic_tgt.parameters())
+        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
         self.log_alpha = torch.tensor(
             float(np.log(config.init_alpha)), device=self.device, requires_grad=config.auto_alpha
         )
         self.target_entropy = -float(self.act_dim) if config.target_entropy is None else config.target_entropy
-        self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=config.actor_lr)
-        self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=config.critic_lr)
-        self.alpha_optimizer = torch.optim.Adam([self.log_alpha], lr=config.alpha_lr)
+        self.actor_optimizer = adam(self._actor_params, config.actor_lr)
+        self.critic_optimizer = adam(self._online_params, config.critic_lr)
+        self.alpha_optimizer = adam([self.log_alpha], config.alpha_lr)
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.opt_steps = 0
 
@@ -161,7 +165,7 @@ class Sac(TrainEvalMode):
         loss_q = critic_loss(q, target, b.weight)
         self.critic_optimizer.zero_grad(set_to_none=True)
         loss_q.backward()
-        self._clip(self.critic.parameters())
+        self._clip(self._online_params)
         self.critic_optimizer.step()
 
         act, log_prob = self._sample_policy(b.obs)
@@ -171,7 +175,7 @@ class Sac(TrainEvalMode):
         self.critic.requires_grad_(True)
         self.actor_optimizer.zero_grad(set_to_none=True)
         loss_pi.backward()
-        self._clip(self.actor.parameters())
+        self._clip(self._actor_params)
         self.actor_optimizer.step()
 
         record = {
@@ -189,7 +193,7 @@ class Sac(TrainEvalMode):
         record["train/alpha"] = self.alpha()
 
         # The targets follow the critics after their optimiser step.
-        update_target(self.critic_tgt, self.critic, c.tau)
+        update_target(self._tgt_params, self._online_params, c.tau)
         if b.weight is not None:
             td = (target - q.detach().mean(dim=0)).cpu().numpy()
             buffer.update_priority(b.ix_sample, td)
@@ -222,9 +226,9 @@ class Sac(TrainEvalMode):
             ValueError: a file is corrupt or does not match this agent's networks (the message names it).
         """
         state = load_modules(path, self._modules(), "SAC", self.device, _STATE_KEYS)
-        self.actor_optimizer.load_state_dict(state["actor_optimizer"])
-        self.critic_optimizer.load_state_dict(state["critic_optimizer"])
-        self.alpha_optimizer.load_state_dict(state["alpha_optimizer"])
+        load_optimizer(self.actor_optimizer, state["actor_optimizer"])
+        load_optimizer(self.critic_optimizer, state["critic_optimizer"])
+        load_optimizer(self.alpha_optimizer, state["alpha_optimizer"])
         with torch.no_grad():
             self.log_alpha.copy_(state["log_alpha"])
         self.opt_steps = int(state["opt_steps"])
