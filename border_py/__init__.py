@@ -26,6 +26,8 @@ Example:
 
 from border_py.base import (
     Agent,
+    AnyEnv,
+    BatchPolicy,
     Builder,
     Env,
     Evaluator,
@@ -37,10 +39,11 @@ from border_py.base import (
     Step,
     StepProcessor,
     TrainingBuffer,
+    VecEnv,
 )
 from border_py.checkpoint import latest_checkpoint
 from border_py.config import ConfigError, from_dict, load_yaml, save_yaml, to_dict
-from border_py.envs import GymEnv, GymEnvConfig
+from border_py.envs import GymEnv, GymEnvConfig, GymVecEnv, GymVecEnvConfig
 from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig
 from border_py.record import Record, RecordValue, aggregate
 from border_py.recorders import BufferedRecorder, NullRecorder, TensorboardRecorder
@@ -64,6 +67,8 @@ from border_py.trainer import Evaluation, Trainer, TrainerConfig, TrainingInterr
 
 __all__ = [
     "Agent",
+    "AnyEnv",
+    "BatchPolicy",
     "BufferedRecorder",
     "Builder",
     "ConfigError",
@@ -75,6 +80,8 @@ __all__ = [
     "ExperienceBuffer",
     "GymEnv",
     "GymEnvConfig",
+    "GymVecEnv",
+    "GymVecEnvConfig",
     "NStepStepProcessor",
     "NStepStepProcessorConfig",
     "NullRecorder",
@@ -102,6 +109,7 @@ __all__ = [
     "TrainingInterrupted",
     "Transition",
     "TransitionBatch",
+    "VecEnv",
     "aggregate",
     "from_dict",
     "latest_checkpoint",

@@ -1,15 +1,17 @@
-"""``SyncSampler``: steps the env with a policy and pushes what the step processor makes of each step."""
+"""``SyncSampler``: steps the env (or a vector env) with a policy and pushes what the step processor makes
+of each step."""
 
 from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from typing import Any, Generic
 
 import numpy as np
 
-from border_py.base.env import Env
-from border_py.base.policy import Policy
+from border_py.base.env import Env, VecEnv
+from border_py.base.policy import Policy, sample_all
 from border_py.base.replay_buffer import ExperienceBuffer
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, I, O
@@ -19,6 +21,11 @@ from border_py.record import Record
 class SyncSampler(Generic[O, A, I]):
     """Owns an env and a step processor; one call is one env step.
 
+    With a :class:`~border_py.base.VecEnv` of ``N`` sub-envs it owns ``N`` step processors (one per
+    sub-env, so an n-step processor never mixes two episodes); one call is then one step of every sub-env,
+    with the actions of one :func:`~border_py.base.policy.sample_all` call (one network forward for an
+    agent with ``sample_batch``), and pushes the items of all ``N``.
+
     The first call resets the env and the step processor. After an episode end the env has reset itself
     and the step processor has re-based on ``Step.init_obs``, so the sampler only carries the current
     observation, and the actions of the current episode for checkpoints: :meth:`load_state_dict` starts
@@ -26,8 +33,12 @@ class SyncSampler(Generic[O, A, I]):
     (an n-step processor's pending rewards) without either having to serialise itself.
 
     Args:
-        env: the env to step.
-        step_processor: turns each step into a buffer item.
+        env: the env, or vector env, to step.
+        step_processor: turns each step into buffer items; with a vector env, a sequence of
+            ``env.num_envs`` of them.
+
+    Raises:
+        ValueError: a vector env without one step processor per sub-env, or an env with a sequence.
 
     Example:
         >>> from border_py.testing import CountingEnv, ConstantPolicy, ListBuffer, RecordingStepProcessor
@@ -38,22 +49,42 @@ class SyncSampler(Generic[O, A, I]):
         1
     """
 
-    def __init__(self, env: Env[O, A], step_processor: StepProcessor[O, A, I]) -> None:
+    def __init__(
+        self,
+        env: Env[O, A] | VecEnv[O, A],
+        step_processor: StepProcessor[O, A, I] | Sequence[StepProcessor[O, A, I]],
+    ) -> None:
+        self._vec: _VecSampler[O, A, I] | None = None
+        if isinstance(env, VecEnv):
+            if not isinstance(step_processor, Sequence) or len(step_processor) != env.num_envs:
+                raise ValueError(f"a vector env of {env.num_envs} sub-envs needs as many step processors")
+            self._vec = _VecSampler(env, step_processor)
+        elif isinstance(step_processor, Sequence):
+            raise ValueError("a single env takes one step processor, not a sequence")
         self.env = env
         self.step_processor = step_processor
+        self.num_envs = env.num_envs if isinstance(env, VecEnv) else 1
+        """Env steps per call."""
         self._obs: O | None = None
         self._episode_actions: list[A] = []
         self._steps_since_take = 0
         self._seconds_since_take = 0.0
 
-    def sample_and_push(self, policy: Policy[O, A], buffer: ExperienceBuffer[I]) -> Record:
-        """Takes one env step with ``policy`` and pushes the items it completes into ``buffer``.
+    def sample_and_push(self, policy: Policy[O, A], buffer: ExperienceBuffer[I]) -> Sequence[Record]:
+        """Takes one env step (one in every sub-env of a vector env) with ``policy`` and pushes the items
+        it completes into ``buffer``.
 
         Returns:
-            The env's record for the step (``env/episode_return`` and ``env/episode_length`` when an
-            episode ended, empty otherwise).
+            A record (``env/episode_return``, ``env/episode_length``) per episode that ended.
         """
         start = time.perf_counter()
+        if self._vec is not None:
+            records = self._vec.sample_and_push(policy, buffer)
+            self._seconds_since_take += time.perf_counter() - start
+            self._steps_since_take += self.num_envs
+            return records
+        assert not isinstance(self.env, VecEnv)
+        assert not isinstance(self.step_processor, Sequence)
         if self._obs is None:
             self._obs = self.env.reset()
             self.step_processor.reset(self._obs)
@@ -69,7 +100,7 @@ class SyncSampler(Generic[O, A, I]):
             self._episode_actions.append(act)
         self._seconds_since_take += time.perf_counter() - start
         self._steps_since_take += 1
-        return record
+        return (record,) if record else ()
 
     def take_fps(self) -> float:
         """Env steps per second of sampling time since the previous call (0.0 when nothing was sampled)."""
@@ -79,7 +110,10 @@ class SyncSampler(Generic[O, A, I]):
 
     def state_dict(self) -> dict[str, Any]:
         """The current episode, for a checkpoint: how the env started it, its actions so far and the
-        current observation (``None`` before the first step)."""
+        current observation (``None`` before the first step). Nothing for a vector env."""
+        if self._vec is not None:
+            return {"num_envs": self.num_envs}
+        assert not isinstance(self.env, VecEnv)
         if self._obs is None:
             return {"episode_start": None, "actions": [], "obs": None}
         return {
@@ -96,6 +130,16 @@ class SyncSampler(Generic[O, A, I]):
         RNG alone), a :class:`ResumeWarning` says so and a new episode starts instead.
         """
         self._episode_actions.clear()
+        if self._vec is not None:
+            # The sub-envs of a vector env cannot be rewound: start new episodes.
+            warnings.warn(
+                ResumeWarning("a vector env starts new episodes on resume: the unfinished ones are dropped"),
+                stacklevel=2,
+            )
+            self._vec.obs = None
+            return
+        assert not isinstance(self.env, VecEnv)
+        assert not isinstance(self.step_processor, Sequence)
         if state["obs"] is None:
             self._obs = None
             return
@@ -122,6 +166,31 @@ class SyncSampler(Generic[O, A, I]):
             self.step_processor.reset(obs)
             self._episode_actions.clear()
         self._obs = obs
+
+
+class _VecSampler(Generic[O, A, I]):
+    """The vector-env half of :class:`SyncSampler`: the current observation of every sub-env."""
+
+    def __init__(self, env: VecEnv[O, A], step_processors: Sequence[StepProcessor[O, A, I]]) -> None:
+        self.env = env
+        self.step_processors = list(step_processors)
+        self.obs: list[O] | None = None
+
+    def sample_and_push(self, policy: Policy[O, A], buffer: ExperienceBuffer[I]) -> Sequence[Record]:
+        if self.obs is None:
+            self.obs = list(self.env.reset())
+            for proc, o in zip(self.step_processors, self.obs, strict=True):
+                proc.reset(o)
+        obs = self.obs
+        steps, records = self.env.step(sample_all(policy, obs))
+        for i, (proc, step) in enumerate(zip(self.step_processors, steps, strict=True)):
+            for item in proc.process(step):
+                buffer.push(item)
+            if step.init_obs is not None:
+                obs[i] = step.init_obs
+            else:
+                obs[i] = step.obs
+        return records
 
 
 class ResumeWarning(UserWarning):

@@ -5,9 +5,9 @@ The loop (online)::
 
     build env(seed), step processor, buffer, sampler;  agent.train()
     loop:
-        store(sampler.sample_and_push(agent, buffer));  env_steps += 1
+        store(sampler.sample_and_push(agent, buffer));  env_steps += 1   # += N with a vector env of N
         if env_steps <= warmup_period or env_steps % opt_interval != 0: continue
-        r = agent.opt(buffer)
+        r = agent.opt(buffer)                   # with N envs: once per multiple of opt_interval passed
         if r is None: continue                  # the agent skipped: not an opt step
         opt_steps += 1;  store(r)
         every eval_interval:   evaluate in eval mode; save model_dir/best on a new best score
@@ -45,7 +45,7 @@ import yaml
 
 from border_py.base.agent import Agent
 from border_py.base.builder import Builder, SeededBuilder
-from border_py.base.env import Env
+from border_py.base.env import AnyEnv, Env, VecEnv
 from border_py.base.evaluator import Evaluator
 from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import TrainingBuffer
@@ -66,7 +66,7 @@ from border_py.record import Record
 from border_py.sampler import SyncSampler
 from border_py.seeding import global_rng_states, set_global_rng_states
 
-E = TypeVar("E", bound=Env[Any, Any], covariant=True)
+E = TypeVar("E", bound=Env[Any, Any] | VecEnv[Any, Any], covariant=True)
 P = TypeVar("P", bound=StepProcessor[Any, Any, Any], covariant=True)
 R = TypeVar("R", bound=TrainingBuffer[Any, Any], covariant=True)
 
@@ -341,7 +341,8 @@ class Trainer(Generic[E, P, R]):
     buffer ``R``.
 
     mypy binds the three together: the constructor's self type is
-    ``Trainer[Env[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]]``, so a step processor whose item
+    ``Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]]`` (``AnyEnv``: an ``Env`` or a
+    ``VecEnv``), so a step processor whose item
     type differs from the buffer's, or an env whose observations it cannot read, is a type error
     ("Cannot infer value of type parameter"). ``train`` then requires an ``Agent[O, A, B]`` and an
     ``Evaluator[O, A]``.
@@ -367,9 +368,9 @@ class Trainer(Generic[E, P, R]):
     replay_buffer_config: SeededBuilder[R]
 
     def __init__(
-        self: Trainer[Env[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        self: Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
         config: TrainerConfig,
-        env_config: SeededBuilder[Env[O, A]],
+        env_config: SeededBuilder[AnyEnv[O, A]],
         step_proc_config: Builder[StepProcessor[O, A, I]],
         replay_buffer_config: SeededBuilder[TrainingBuffer[I, B]],
     ) -> None:
@@ -379,7 +380,7 @@ class Trainer(Generic[E, P, R]):
         self.replay_buffer_config = replay_buffer_config
 
     def train(
-        self: Trainer[Env[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        self: Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
         agent: Agent[O, A, B],
         recorder: Recorder,
         evaluator: Evaluator[O, A] | None = None,
@@ -425,8 +426,8 @@ class Trainer(Generic[E, P, R]):
             env.close()
 
     def _run(
-        self: Trainer[Env[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
-        env: Env[O, A],
+        self: Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        env: AnyEnv[O, A],
         agent: Agent[O, A, B],
         recorder: Recorder,
         evaluator: Evaluator[O, A] | None,
@@ -435,7 +436,12 @@ class Trainer(Generic[E, P, R]):
     ) -> TrainResult:
         config = self.config
         buffer = self.replay_buffer_config.build(config.seed)
-        sampler = SyncSampler(env, self.step_proc_config.build())
+        sampler = SyncSampler(
+            env,
+            [self.step_proc_config.build() for _ in range(env.num_envs)]
+            if isinstance(env, VecEnv)
+            else self.step_proc_config.build(),
+        )
         setup = self._setup()
 
         def write_training_state(path: Path) -> list[Path]:
@@ -469,22 +475,23 @@ class Trainer(Generic[E, P, R]):
             set_global_rng_states(rng)  # last: nothing above may draw from them
         with _Interrupts() as interrupts, bar:
             while books.opt_steps < config.max_opts and interrupts.signum is None:
-                env_record = sampler.sample_and_push(agent, buffer)
-                books.env_steps += 1
-                if env_record:
+                for env_record in sampler.sample_and_push(agent, buffer):
                     recorder.store(env_record)
-                if books.env_steps <= books.warmup_end or books.env_steps % config.opt_interval != 0:
-                    continue
-                start = time.perf_counter()
-                opt_record = agent.opt(buffer)
-                if opt_record is None:
-                    continue
-                books.after_opt(opt_record, time.perf_counter() - start)
-                bar.update(1)
-                if books.last_score is not None:
-                    bar.set_postfix(
-                        eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False
-                    )
+                before = books.env_steps
+                books.env_steps += sampler.num_envs
+                for _ in range(opts_due(before, books.env_steps, books.warmup_end, config.opt_interval)):
+                    if books.opt_steps >= config.max_opts:
+                        break
+                    start = time.perf_counter()
+                    opt_record = agent.opt(buffer)
+                    if opt_record is None:
+                        continue
+                    books.after_opt(opt_record, time.perf_counter() - start)
+                    bar.update(1)
+                    if books.last_score is not None:
+                        bar.set_postfix(
+                            eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False
+                        )
             # The final state, to continue from; on a signal, the state after the step it interrupted
             # (a checkpoint saved at this opt step already is one: only env steps came after it).
             if (config.save_interval is not None or interrupts.signum is not None) and (
@@ -511,6 +518,18 @@ class Trainer(Generic[E, P, R]):
             "step_processor": _config_data(self.step_proc_config),
             "replay_buffer": _config_data(self.replay_buffer_config),
         }
+
+
+def opts_due(before: int, after: int, warmup_end: int, opt_interval: int) -> int:
+    """How many opt steps the env steps ``before + 1 .. after`` call for: one per multiple of
+    ``opt_interval`` past ``warmup_end`` (one env step at a time: 1 or 0; a vector env takes several).
+
+    Example:
+        >>> opts_due(9, 10, warmup_end=0, opt_interval=2), opts_due(0, 16, warmup_end=4, opt_interval=4)
+        (1, 3)
+    """
+    lo = max(before, warmup_end)
+    return max(0, after // opt_interval - lo // opt_interval) if after > lo else 0
 
 
 _STATE_FORMAT = 1

@@ -3,7 +3,8 @@ own RNG. Eval mode never explores; these are used only for actions sampled in tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -122,3 +123,20 @@ def discrete_action(
 def explorer_record(explorer: Explorer) -> dict[str, float]:
     """What an explorer adds to an agent's ``opt`` record: ``train/epsilon`` for epsilon-greedy."""
     return {"train/epsilon": explorer.epsilon()} if isinstance(explorer, EpsilonGreedy) else {}
+
+
+def discrete_actions(
+    explorer: Explorer, train: bool, n_actions: int, q_values: Callable[[], torch.Tensor], n: int
+) -> Sequence[npt.NDArray[np.int64]]:
+    """:func:`discrete_action` for ``n`` observations at once: ``q_values()`` returns their Q-values
+    ``(n, n_actions)`` in one forward pass, made only if some action is greedy. Each action is explored
+    on its own, as ``n`` calls of :func:`discrete_action` would (the schedule advances by ``n``)."""
+    q: torch.Tensor | None = None
+
+    def row(i: int) -> torch.Tensor:
+        nonlocal q
+        if q is None:
+            q = q_values()
+        return q[i]
+
+    return [discrete_action(explorer, train, n_actions, functools.partial(row, i)) for i in range(n)]

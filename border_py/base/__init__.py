@@ -7,9 +7,9 @@ Read in the order of the data path: :mod:`env` and :mod:`step` (Env, Step), :mod
 
 from border_py.base.agent import Agent
 from border_py.base.builder import Builder, SeededBuilder
-from border_py.base.env import Env
+from border_py.base.env import AnyEnv, Env, VecEnv
 from border_py.base.evaluator import Evaluator
-from border_py.base.policy import Policy
+from border_py.base.policy import BatchPolicy, Policy
 from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import ExperienceBuffer, ReplayBuffer, TrainingBuffer
 from border_py.base.step import Step
@@ -17,6 +17,8 @@ from border_py.base.step_processor import StepProcessor
 
 __all__ = [
     "Agent",
+    "AnyEnv",
+    "BatchPolicy",
     "Builder",
     "Env",
     "Evaluator",
@@ -28,4 +30,5 @@ __all__ = [
     "Step",
     "StepProcessor",
     "TrainingBuffer",
+    "VecEnv",
 ]

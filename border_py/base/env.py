@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from border_py.base.step import Step
-from border_py.base.typevars import A, O_co
+from border_py.base.typevars import A, O, O_co
 from border_py.record import Record
 
 
@@ -57,3 +58,46 @@ class Env(Protocol[O_co, A]):
     def close(self) -> None:
         """Releases the env's resources."""
         ...
+
+
+@runtime_checkable
+class VecEnv(Protocol[O_co, A]):
+    """``num_envs`` environments stepped together, each resetting itself at the end of its episodes.
+
+    Observations and actions are those of one sub-env (a list of ``num_envs`` of them), so the step
+    processors and replay buffers of a single :class:`Env` work unchanged; the sampler runs one step
+    processor per sub-env and pushes ``num_envs`` items per call::
+
+        obs = env.reset()                               # num_envs observations
+        while training:
+            steps, records = env.step(policy.sample_batch(obs))
+            obs = [s.init_obs if s.is_done else s.obs for s in steps]
+
+    Each :class:`~border_py.base.Step` follows the :class:`Env` rules: at an episode end ``obs`` is the
+    final observation and ``init_obs`` the first of the next episode (a *same-step* reset). ``records``
+    holds one record per episode that ended in this step.
+
+    A vector env does not rewind its sub-envs' episodes: a resumed run starts new episodes.
+    """
+
+    @property
+    def num_envs(self) -> int:
+        """The number of sub-envs."""
+        ...
+
+    def reset(self) -> Sequence[O_co]:
+        """Starts an episode in every sub-env and returns their first observations."""
+        ...
+
+    def step(self, acts: Sequence[A]) -> tuple[Sequence[Step[O_co, A]], Sequence[Record]]:
+        """Applies ``acts[i]`` to sub-env ``i``; returns one step per sub-env and a record per ended
+        episode."""
+        ...
+
+    def close(self) -> None:
+        """Releases the envs' resources."""
+        ...
+
+
+AnyEnv: TypeAlias = Env[O, A] | VecEnv[O, A]
+"""What a trainer trains in: an env or a vector env with observations ``O`` and actions ``A``."""

@@ -1,5 +1,5 @@
 """Environment adapters."""
 
-from border_py.envs.gymnasium import Act, GymEnv, GymEnvConfig, Obs
+from border_py.envs.gymnasium import Act, GymEnv, GymEnvConfig, GymVecEnv, GymVecEnvConfig, Obs
 
-__all__ = ["Act", "GymEnv", "GymEnvConfig", "Obs"]
+__all__ = ["Act", "GymEnv", "GymEnvConfig", "GymVecEnv", "GymVecEnvConfig", "Obs"]

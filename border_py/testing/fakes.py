@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.base.env import Env
+from border_py.base.env import AnyEnv
 from border_py.base.policy import Policy
 from border_py.base.replay_buffer import ReplayBuffer, TrainingBuffer
 from border_py.base.step import Step
@@ -263,7 +263,7 @@ class ScriptedEvaluator:
 
 
 FakeTrainer = Trainer[
-    Env[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]
+    AnyEnv[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]
 ]
 """The trainer :func:`counting_trainer` builds."""
 

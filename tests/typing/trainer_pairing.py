@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import assert_type
 
 from border_py import (
+    AnyEnv,
     BufferedRecorder,
     DefaultEvaluatorConfig,
-    Env,
     GymEnvConfig,
+    GymVecEnvConfig,
     NStepStepProcessorConfig,
     SimpleReplayBufferConfig,
     SimpleStepProcessorConfig,
@@ -44,7 +45,9 @@ gym_trainer = Trainer(
 )
 assert_type(
     gym_trainer,
-    Trainer[Env[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]],
+    Trainer[
+        AnyEnv[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]
+    ],
 )
 dqn = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
 gym_evaluator = DefaultEvaluatorConfig().build(GymEnvConfig(name="CartPole-v1").build(0))
@@ -56,22 +59,40 @@ nstep_trainer = Trainer(
 )
 assert_type(
     nstep_trainer,
-    Trainer[Env[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]],
+    Trainer[
+        AnyEnv[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]
+    ],
 )
 sac = Sac(SacConfig(), 3, *GymEnvConfig(name="Pendulum-v1").build(0).action_bounds, seed=0)
 nstep_trainer.train(sac, BufferedRecorder())
 gym_trainer.train(Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0), BufferedRecorder())
 
+# A vector env of CartPole binds the same types as the single env: one trainer type for both.
+vec_trainer = Trainer(
+    config,
+    GymVecEnvConfig(name="CartPole-v1", num_envs=4),
+    SimpleStepProcessorConfig(),
+    SimpleReplayBufferConfig(),
+)
+assert_type(
+    vec_trainer,
+    Trainer[
+        AnyEnv[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]
+    ],
+)
+vec_trainer.train(dqn, BufferedRecorder(), gym_evaluator)
+
 fake_trainer = Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), ListBufferConfig())
 assert_type(
     fake_trainer,
-    Trainer[Env[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]],
+    Trainer[AnyEnv[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]],
 )
 fake_trainer.train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
 
 # --- a step processor whose items differ from the buffer's is rejected ----------------------------
 Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), SimpleReplayBufferConfig())  # type: ignore[misc]
 Trainer(config, GymEnvConfig(name="x"), SimpleStepProcessorConfig(), ListBufferConfig())  # type: ignore[misc]
+Trainer(config, GymVecEnvConfig(name="x", num_envs=2), SimpleStepProcessorConfig(), ListBufferConfig())  # type: ignore[misc]
 
 # --- a step processor that cannot read the env's observations is rejected --------------------------
 Trainer(config, CountingEnvConfig(), SimpleStepProcessorConfig(), SimpleReplayBufferConfig())  # type: ignore[misc]

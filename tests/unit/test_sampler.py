@@ -17,7 +17,7 @@ def test_each_call_pushes_one_item_across_episode_boundaries() -> None:
     env = CountingEnv(episode_length=3)
     sampler = SyncSampler(env, RecordingStepProcessor())
     buffer = ListBuffer()
-    records = [sampler.sample_and_push(ConstantPolicy(1), buffer) for _ in range(7)]
+    records = [r for _ in range(7) for r in sampler.sample_and_push(ConstantPolicy(1), buffer)]
     assert [(i.obs, i.next_obs) for i in buffer.items] == [
         (0, 1),
         (1, 2),
@@ -28,7 +28,7 @@ def test_each_call_pushes_one_item_across_episode_boundaries() -> None:
         (6, 7),
     ]
     assert [i.is_terminated for i in buffer.items] == [False, False, True, False, False, True, False]
-    assert [dict(r) for r in records if r] == [{"env/episode_return": 3.0, "env/episode_length": 3.0}] * 2
+    assert [dict(r) for r in records] == [{"env/episode_return": 3.0, "env/episode_length": 3.0}] * 2
     assert env.n_resets == 3  # the first call, then one automatic reset per ended episode
 
 

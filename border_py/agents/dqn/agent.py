@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,12 @@ from border_py.agents._torch import (
 from border_py.agents.dqn.config import DqnConfig
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
-from border_py.agents.explorers import build_explorer, discrete_action, explorer_record
+from border_py.agents.explorers import (
+    build_explorer,
+    discrete_action,
+    discrete_actions,
+    explorer_record,
+)
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
@@ -66,15 +72,26 @@ class Dqn(TrainEvalMode):
         self.explorer = build_explorer(config.explorer, seed)
         self.opt_steps = 0
 
-    def _q_values(self, obs: npt.NDArray[Any]) -> torch.Tensor:
+    def _q_values(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
+        """The Q-values ``(n, n_actions)`` of ``n`` observations (stacked)."""
         with torch.inference_mode():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(1, -1)
-            q: torch.Tensor = self.qnet(x)[0]
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
+            q: torch.Tensor = self.qnet(x)
         return q
 
     def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
         """An int64 action of shape ``()``: explored in train mode, greedy in eval mode."""
-        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._q_values(obs))
+        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._q_values(obs, 1)[0])
+
+    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.int64]]:
+        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        return discrete_actions(
+            self.explorer,
+            self._train,
+            self.n_actions,
+            lambda: self._q_values(np.stack(obs), len(obs)),
+            len(obs),
+        )
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,12 @@ from border_py.agents._torch import (
     save_modules,
     update_target,
 )
-from border_py.agents.explorers import build_explorer, discrete_action, explorer_record
+from border_py.agents.explorers import (
+    build_explorer,
+    discrete_action,
+    discrete_actions,
+    explorer_record,
+)
 from border_py.agents.iqn.config import IqnConfig, TauSampling
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
@@ -82,16 +88,27 @@ class Iqn(TrainEvalMode):
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)
 
-    def _q_values(self, obs: npt.NDArray[Any]) -> torch.Tensor:
-        """The mean over the acting quantiles of each action, ``(n_actions,)``."""
+    def _q_values(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
+        """The mean over the acting quantiles of each action, ``(n, n_actions)``, for ``n`` observations
+        (stacked)."""
         with torch.inference_mode():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(1, -1)
-            q: torch.Tensor = self.net(x, self._taus(self.config.act_taus, 1)).mean(dim=1)[0]
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
+            q: torch.Tensor = self.net(x, self._taus(self.config.act_taus, n)).mean(dim=1)
         return q
 
     def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
         """An int64 action of shape ``()``: explored in train mode, greedy in eval mode."""
-        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._q_values(obs))
+        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._q_values(obs, 1)[0])
+
+    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.int64]]:
+        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        return discrete_actions(
+            self.explorer,
+            self._train,
+            self.n_actions,
+            lambda: self._q_values(np.stack(obs), len(obs)),
+            len(obs),
+        )
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,18 +113,27 @@ class Sac(TrainEvalMode):
         u = mean + log_std.exp() * noise
         return self._squash(u), squashed_gaussian_log_prob(u, mean, log_std, self.scale)
 
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-        """Returns a float32 action of shape ``(act_dim,)`` within the bounds: sampled in train mode, the
-        policy's mode in eval mode."""
+    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
+        """The actions ``(n, act_dim)`` for ``n`` observations (stacked)."""
         with torch.inference_mode():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(1, -1)
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
             if self._train:
                 act, _ = self._sample_policy(x)
             else:
                 act = self._squash(self.actor(x)[0])
         # The clip only guards float rounding of bias + scale * tanh at the bounds.
-        out: npt.NDArray[np.float32] = np.clip(act[0].cpu().numpy(), self.action_low, self.action_high)
+        out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
         return out
+
+    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+        """Returns a float32 action of shape ``(act_dim,)`` within the bounds: sampled in train mode, the
+        policy's mode in eval mode."""
+        act: npt.NDArray[np.float32] = self._act(obs, 1)[0]
+        return act
+
+    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
+        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        return list(self._act(np.stack(obs), len(obs)))
 
     def alpha(self) -> float:
         """The current entropy coefficient."""
