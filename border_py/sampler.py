@@ -54,13 +54,17 @@ class SyncSampler(Generic[O, A, I]):
         env: Env[O, A] | VecEnv[O, A],
         step_processor: StepProcessor[O, A, I] | Sequence[StepProcessor[O, A, I]],
     ) -> None:
+        # Exactly one of the two is set: the hot path then needs no isinstance check.
         self._vec: _VecSampler[O, A, I] | None = None
+        self._single: tuple[Env[O, A], StepProcessor[O, A, I]] | None = None
         if isinstance(env, VecEnv):
             if not isinstance(step_processor, Sequence) or len(step_processor) != env.num_envs:
                 raise ValueError(f"a vector env of {env.num_envs} sub-envs needs as many step processors")
             self._vec = _VecSampler(env, step_processor)
         elif isinstance(step_processor, Sequence):
             raise ValueError("a single env takes one step processor, not a sequence")
+        else:
+            self._single = (env, step_processor)
         self.env = env
         self.step_processor = step_processor
         self.num_envs = env.num_envs if isinstance(env, VecEnv) else 1
@@ -83,14 +87,14 @@ class SyncSampler(Generic[O, A, I]):
             self._seconds_since_take += time.perf_counter() - start
             self._steps_since_take += self.num_envs
             return records
-        assert not isinstance(self.env, VecEnv)
-        assert not isinstance(self.step_processor, Sequence)
+        assert self._single is not None
+        env, step_processor = self._single
         if self._obs is None:
-            self._obs = self.env.reset()
-            self.step_processor.reset(self._obs)
+            self._obs = env.reset()
+            step_processor.reset(self._obs)
         act = policy.sample(self._obs)
-        step, record = self.env.step(act)
-        for item in self.step_processor.process(step):
+        step, record = env.step(act)
+        for item in step_processor.process(step):
             buffer.push(item)
         if step.is_terminated or step.is_truncated:
             self._obs = step.init_obs
@@ -113,11 +117,12 @@ class SyncSampler(Generic[O, A, I]):
         current observation (``None`` before the first step). Nothing for a vector env."""
         if self._vec is not None:
             return {"num_envs": self.num_envs}
-        assert not isinstance(self.env, VecEnv)
+        assert self._single is not None
+        env = self._single[0]
         if self._obs is None:
             return {"episode_start": None, "actions": [], "obs": None}
         return {
-            "episode_start": self.env.episode_start_state(),
+            "episode_start": env.episode_start_state(),
             "actions": list(self._episode_actions),
             "obs": self._obs,
         }
@@ -138,17 +143,17 @@ class SyncSampler(Generic[O, A, I]):
             )
             self._vec.obs = None
             return
-        assert not isinstance(self.env, VecEnv)
-        assert not isinstance(self.step_processor, Sequence)
+        assert self._single is not None
+        env, step_processor = self._single
         if state["obs"] is None:
             self._obs = None
             return
-        self.env.restore_episode_start(state["episode_start"])
-        obs = self.env.reset()
-        self.step_processor.reset(obs)
+        env.restore_episode_start(state["episode_start"])
+        obs = env.reset()
+        step_processor.reset(obs)
         for act in state["actions"]:
-            step, _ = self.env.step(act)
-            self.step_processor.process(step)
+            step, _ = env.step(act)
+            step_processor.process(step)
             obs = step.obs
             if step.is_terminated or step.is_truncated:
                 break
@@ -162,8 +167,8 @@ class SyncSampler(Generic[O, A, I]):
                 ),
                 stacklevel=2,
             )
-            obs = self.env.reset()
-            self.step_processor.reset(obs)
+            obs = env.reset()
+            step_processor.reset(obs)
             self._episode_actions.clear()
         self._obs = obs
 

@@ -12,7 +12,15 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import adam, load_modules, load_optimizer, save_modules, update_target
+from border_py.agents._torch import (
+    adam,
+    clip_grad_norm,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    update_target,
+    zero_grad,
+)
 from border_py.agents.sac.config import SacConfig
 from border_py.agents.sac.losses import (
     actor_loss,
@@ -154,11 +162,15 @@ class Sac(TrainEvalMode):
         self.opt_steps += 1
         return Record({k: float(np.mean([r[k] for r in records])) for k in records[0]})
 
-    def _clip(self, params: Any) -> None:
+    def _clip(self, params: list[torch.Tensor]) -> None:
         # Not agents._torch.gradient_step: SAC records no gradient norm, and computing one costs ~3-6 % of
         # a critic update at 256x256.
         if self.config.max_grad_norm is not None:
-            torch.nn.utils.clip_grad_norm_(params, self.config.max_grad_norm)
+            clip_grad_norm(params, self.config.max_grad_norm)
+
+    def _critic_requires_grad(self, flag: bool) -> None:
+        for p in self._online_params:  # the cached list: no module walk per update
+            p.requires_grad_(flag)
 
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
         c = self.config
@@ -173,17 +185,17 @@ class Sac(TrainEvalMode):
             )
         q = self.critic(b.obs, b.act)
         loss_q = critic_loss(q, target, b.weight)
-        self.critic_optimizer.zero_grad(set_to_none=True)
+        zero_grad(self._online_params)
         loss_q.backward()
         self._clip(self._online_params)
         self.critic_optimizer.step()
 
         act, log_prob = self._sample_policy(b.obs)
         # The critics are held fixed here: only the policy's gradient is wanted.
-        self.critic.requires_grad_(False)
+        self._critic_requires_grad(False)
         loss_pi = actor_loss(log_prob, self.critic(b.obs, act).min(dim=0).values, alpha)
-        self.critic.requires_grad_(True)
-        self.actor_optimizer.zero_grad(set_to_none=True)
+        self._critic_requires_grad(True)
+        zero_grad(self._actor_params)
         loss_pi.backward()
         self._clip(self._actor_params)
         self.actor_optimizer.step()
@@ -196,7 +208,7 @@ class Sac(TrainEvalMode):
         }
         if c.auto_alpha:
             loss_alpha = alpha_loss(self.log_alpha, log_prob.detach(), self.target_entropy)
-            self.alpha_optimizer.zero_grad(set_to_none=True)
+            zero_grad([self.log_alpha])
             loss_alpha.backward()
             self.alpha_optimizer.step()
             record["train/alpha_loss"] = float(loss_alpha.detach())
