@@ -80,3 +80,41 @@ def test_sampling_proportions_match_priorities() -> None:
 def test_bad_updates_are_refused(ix: int, value: float, error: type[Exception]) -> None:
     with pytest.raises(error):
         SumTree(4).update(np.array([ix]), np.array([value]))
+
+
+def test_numba_is_installed_so_the_compiled_tree_is_the_one_tested() -> None:
+    """The dev extra includes the fast one: the default tree must be the compiled one here, or the
+    property tests above would silently exercise only the numpy walks."""
+    assert SumTree(4)._kernels is not None
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    capacity=st.integers(1, 70),
+    batches=st.lists(
+        st.lists(
+            st.tuples(st.integers(0, 69), st.floats(0.0, 1e6, allow_nan=False, allow_infinity=False)),
+            min_size=1,
+            max_size=20,
+        ),
+        max_size=12,
+    ),
+    queries=st.lists(st.floats(0.0, 1.05), min_size=1, max_size=40),
+)
+def test_the_compiled_and_numpy_trees_are_identical(
+    capacity: int, batches: list[list[tuple[int, float]]], queries: list[float]
+) -> None:
+    """Batched updates with repeated indices, then searches (some past the total): the same nodes, bit for
+    bit, and the same leaves found."""
+    compiled, plain = SumTree(capacity), SumTree(capacity, compiled=False)
+    for batch in batches:
+        ix = np.array([i % capacity for i, _ in batch], dtype=np.int64)
+        values = np.array([v for _, v in batch])
+        compiled.update(ix, values)
+        plain.update(ix, values)
+        assert np.array_equal(compiled._sum, plain._sum)
+        assert np.array_equal(compiled._min, plain._min)
+    if plain.total() > 0:
+        v = np.array(queries) * plain.total()
+        assert np.array_equal(compiled.find(v), plain.find(v))
+        assert np.array_equal(compiled.find(v.reshape(-1, 1)), plain.find(v.reshape(-1, 1)))
