@@ -5,9 +5,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
+SRC    := border_py tests examples benchmarks
 MODEL_DIR ?= runs/dqn_cartpole
 
-.PHONY: install demo test test-slow results check lint format typecheck clean
+.PHONY: install demo test test-slow results bench bench-quick check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -26,7 +28,7 @@ demo: $(STAMP)
 
 # The default suite: type check, then every test not marked slow.
 test: $(STAMP)
-	$(PY) -m mypy border_py tests examples
+	$(PY) -m mypy $(SRC)
 	$(PY) -m pytest -q
 
 # The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
@@ -37,16 +39,29 @@ test-slow: $(STAMP)
 results: $(STAMP)
 	$(PY) -m examples.reference_results --out runs/reference
 
+# border_py against the raw env, Stable-Baselines3 and Tianshou (the `bench` extra), at 1 and 2 torch
+# threads, in one run (about 25 minutes on 2 cores); the table goes to benchmarks/latest.md.
+$(BENCH_STAMP): $(STAMP)
+	$(PIP) install --quiet -c constraints.txt -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(PY) -m benchmarks.run --threads 1 2 --out benchmarks/latest.md
+
+# A few seconds per comparison, no end-to-end training: checks that every benchmark runs.
+bench-quick: $(BENCH_STAMP)
+	$(PY) -m benchmarks.run --threads 1 --quick
+
 lint: $(STAMP)
-	$(PY) -m ruff format --check border_py tests examples
-	$(PY) -m ruff check border_py tests examples
+	$(PY) -m ruff format --check $(SRC)
+	$(PY) -m ruff check $(SRC)
 
 format: $(STAMP)
-	$(PY) -m ruff format border_py tests examples
-	$(PY) -m ruff check --fix border_py tests examples
+	$(PY) -m ruff format $(SRC)
+	$(PY) -m ruff check --fix $(SRC)
 
 typecheck: $(STAMP)
-	$(PY) -m mypy border_py tests examples
+	$(PY) -m mypy $(SRC)
 
 check: lint test
 

@@ -1,0 +1,62 @@
+"""Runs the comparisons and prints one markdown table: ``python -m benchmarks.run [--threads 1 2]
+[--quick] [--only sampling buffers ...] [--out FILE]``.
+
+Each comparison runs border_py and its reference in the same process, in alternating rounds, at the same
+torch thread count (``torch.set_num_threads``), so the ratio is meaningful on a noisy machine even when the
+absolute numbers are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+from benchmarks import buffers, dqn, end_to_end, sampling, vector
+from benchmarks.common import Row, machine, table
+
+SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
+    "sampling": sampling.run,
+    "buffers": buffers.run,
+    "dqn": dqn.run,
+    "vector": vector.run,
+    "end_to_end": end_to_end.run,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="torch thread counts")
+    parser.add_argument("--quick", action="store_true", help="short runs, no end-to-end training")
+    parser.add_argument("--only", nargs="+", choices=sorted(SUITES), default=list(SUITES))
+    parser.add_argument("--out", type=Path, help="also write the table to this markdown file")
+    args = parser.parse_args(argv)
+    if any(t < 1 for t in args.threads):
+        parser.error(f"--threads must be >= 1, got {args.threads}")
+
+    header = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; {machine()}"
+    print(header, flush=True)
+    rows: list[Row] = []
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        for name in args.only:
+            start = time.perf_counter()
+            new = SUITES[name](threads, args.quick)
+            rows += new
+            print(f"\n{name} at {threads} thread(s), {time.perf_counter() - start:.0f} s", flush=True)
+            if new:
+                print(table(new), flush=True)
+    text = f"{header}\n\n{table(rows)}\n"
+    print("\n" + text)
+    if args.out is not None:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

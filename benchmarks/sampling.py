@@ -1,0 +1,134 @@
+"""The sampling path: border_py's env → sampler → step processor → buffer against a raw Gymnasium loop,
+and acting with a batch-1 MLP against Stable-Baselines3's rollout collection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+
+from benchmarks.common import Row, Workload, compare
+from border_py.agents.dqn import Dqn, DqnConfig, EpsilonGreedyConfig
+from border_py.envs import GymEnv, GymEnvConfig
+from border_py.replay_buffer import SimpleReplayBuffer, SimpleReplayBufferConfig
+from border_py.sampler import SyncSampler
+from border_py.step_processor import SimpleStepProcessorConfig
+
+ENV = "CartPole-v1"
+
+
+class RandomPolicy:
+    """Uniform actions from a Gymnasium action space (what the raw loop does too)."""
+
+    def __init__(self, space: gym.Space[Any]) -> None:
+        self.space = space
+
+    def sample(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[Any]:
+        return np.asarray(self.space.sample())
+
+
+def raw_env_loop() -> Workload:
+    """``env.step(env.action_space.sample())`` with a reset at each episode end: the reference."""
+    env = gym.make(ENV)
+    env.reset(seed=0)
+    env.action_space.seed(0)
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            if terminated or truncated:
+                env.reset()
+
+    return run
+
+
+def _sampler() -> tuple[GymEnv, SyncSampler[Any, Any, Any], SimpleReplayBuffer]:
+    env = GymEnvConfig(name=ENV).build(seed=0)
+    sampler = SyncSampler(env, SimpleStepProcessorConfig().build())
+    return env, sampler, SimpleReplayBufferConfig(capacity=100_000).build(seed=0)
+
+
+def sampler_loop() -> Workload:
+    """``SyncSampler.sample_and_push`` with a random policy, a ``SimpleStepProcessor`` and a
+    ``SimpleReplayBuffer``: every env step checked, turned into a transition and stored."""
+    env, sampler, buffer = _sampler()
+    policy = RandomPolicy(env.action_space)
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            sampler.sample_and_push(policy, buffer)
+
+    return run
+
+
+def greedy_dqn(hidden: tuple[int, ...]) -> DqnConfig:
+    """A DQN that always acts with its network (epsilon 0), so every step runs a batch-1 forward pass."""
+    return DqnConfig(hidden=hidden, explorer=EpsilonGreedyConfig(eps_start=0.0, eps_final=0.0))
+
+
+def acting_loop(hidden: tuple[int, ...]) -> Workload:
+    """The sampler with a DQN agent in train mode acting greedily through its MLP."""
+    env, sampler, buffer = _sampler()
+    agent = Dqn(greedy_dqn(hidden), env.obs_dim, env.n_actions, seed=0)
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            sampler.sample_and_push(agent, buffer)
+
+    return run
+
+
+def sb3_acting_loop(hidden: tuple[int, ...]) -> Workload:
+    """SB3 DQN's ``learn`` with no gradient steps and epsilon 0: its rollout collection (``predict`` through
+    the same MLP, a ``DummyVecEnv``, the replay buffer's ``add``, callbacks), nothing else."""
+    from stable_baselines3 import DQN
+
+    model = DQN(
+        "MlpPolicy",
+        ENV,
+        policy_kwargs={"net_arch": list(hidden)},
+        learning_starts=0,
+        gradient_steps=0,
+        exploration_initial_eps=0.0,
+        exploration_final_eps=0.0,
+        buffer_size=100_000,
+        seed=0,
+        device="cpu",
+    )
+
+    def run(n: int) -> None:
+        model.learn(total_timesteps=n, reset_num_timesteps=False)
+
+    return run
+
+
+def run(threads: int, quick: bool) -> list[Row]:
+    """The sampling-path rows at ``threads`` torch threads."""
+    n = 5_000 if quick else 40_000
+    ours, raw = compare(sampler_loop(), raw_env_loop(), n)
+    rows = [
+        Row(
+            name="sampling path, random policy (env steps/s)",
+            threads=threads,
+            ours=ours.median,
+            reference=raw.median,
+            reference_name="raw gymnasium loop",
+            unit="/s",
+            target=0.5,
+        )
+    ]
+    n = 1_000 if quick else 10_000
+    ours, sb3 = compare(acting_loop((64, 64)), sb3_acting_loop((64, 64)), n)
+    rows.append(
+        Row(
+            name="acting + sampling, batch-1 MLP 64x64 (env steps/s)",
+            threads=threads,
+            ours=ours.median,
+            reference=sb3.median,
+            reference_name="SB3 DQN rollout",
+            unit="/s",
+        )
+    )
+    return rows
