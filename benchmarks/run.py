@@ -19,6 +19,7 @@ import torch
 
 from benchmarks import buffers, dqn, end_to_end, sampling, vector
 from benchmarks.common import Row, machine, table
+from border_py.experiment import configure_torch
 
 SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     "sampling": sampling.run,
@@ -35,15 +36,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short runs, no end-to-end training")
     parser.add_argument("--only", nargs="+", choices=sorted(SUITES), default=list(SUITES))
     parser.add_argument("--out", type=Path, help="also write the table to this markdown file")
+    parser.add_argument(
+        "--keep-denormals",
+        action="store_true",
+        help="do not flush denormals to zero (the examples flush them; the setting applies to both sides)",
+    )
     args = parser.parse_args(argv)
     if any(t < 1 for t in args.threads):
         parser.error(f"--threads must be >= 1, got {args.threads}")
 
-    header = f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; {machine()}"
+    flush = not args.keep_denormals
+    header = (
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; {machine()}; "
+        f"denormals flushed to zero: {'yes' if flush else 'no'} (both sides)"
+    )
     print(header, flush=True)
     rows: list[Row] = []
     for threads in args.threads:
-        torch.set_num_threads(threads)
+        configure_torch(threads)  # what the examples do: the thread count, and the denormal flush ...
+        torch.set_flush_denormal(flush)  # ... unless --keep-denormals
         for name in args.only:
             start = time.perf_counter()
             new = SUITES[name](threads, args.quick)

