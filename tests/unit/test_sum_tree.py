@@ -100,14 +100,18 @@ def test_numba_is_installed_so_the_compiled_tree_is_the_one_tested() -> None:
         max_size=12,
     ),
     queries=st.lists(st.floats(0.0, 1.05), min_size=1, max_size=40),
+    sort=st.booleans(),
 )
 def test_the_compiled_and_numpy_trees_are_identical(
-    capacity: int, batches: list[list[tuple[int, float]]], queries: list[float]
+    capacity: int, batches: list[list[tuple[int, float]]], queries: list[float], sort: bool
 ) -> None:
-    """Batched updates with repeated indices, then searches (some past the total): the same nodes, bit for
-    bit, and the same leaves found."""
+    """Batched updates with repeated indices, in any order or sorted (as stratified sampling returns them,
+    where the compiled update skips shared ancestors), then searches (some past the total): the same
+    nodes, bit for bit, and the same leaves found."""
     compiled, plain = SumTree(capacity), SumTree(capacity, compiled=False)
     for batch in batches:
+        if sort:  # stable: repeated indices keep their order, so the same value wins
+            batch = sorted(batch, key=lambda item: item[0] % capacity)
         ix = np.array([i % capacity for i, _ in batch], dtype=np.int64)
         values = np.array([v for _, v in batch])
         compiled.update(ix, values)
