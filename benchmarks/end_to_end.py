@@ -50,6 +50,16 @@ def greedy_return(act: Act, name: str, episodes: int = 10) -> float:
     return total / episodes
 
 
+def _train(agent: Dqn | Sac, env_config: GymEnvConfig, config: TrainerConfig, capacity: int) -> None:
+    """Trains ``agent`` with one-step transitions (gamma 0.99) and a uniform buffer, then puts it in eval
+    mode."""
+    trainer = Trainer(
+        config, env_config, SimpleStepProcessorConfig(gamma=0.99), SimpleReplayBufferConfig(capacity=capacity)
+    )
+    trainer.train(agent, NullRecorder())
+    agent.eval()
+
+
 # SB3 counts target_update_interval in env steps and checks it only between gradient bursts: with 128
 # gradient steps every 256 env steps, its target network is copied once per burst, i.e. every 128 gradient
 # steps (the copies at the other multiples of 10 env steps copy an unchanged network). border_py counts
@@ -82,7 +92,9 @@ def ours_dqn(seed: int) -> tuple[float, float]:
         seed=seed,
     )
     opt_interval = DQN_TRAIN_FREQ // DQN_GRADIENT_STEPS
-    trainer = Trainer(
+    _train(
+        agent,
+        env_config,
         TrainerConfig(
             max_opts=(DQN_STEPS - DQN_LEARNING_STARTS) // opt_interval,
             opt_interval=opt_interval,
@@ -90,13 +102,9 @@ def ours_dqn(seed: int) -> tuple[float, float]:
             record_interval=1_000,
             seed=seed,
         ),
-        env_config,
-        SimpleStepProcessorConfig(gamma=0.99),
-        SimpleReplayBufferConfig(capacity=100_000),
+        capacity=100_000,
     )
-    trainer.train(agent, NullRecorder())
     seconds = time.perf_counter() - start
-    agent.eval()
     return seconds, greedy_return(agent.sample, "CartPole-v1")
 
 
@@ -137,7 +145,9 @@ def ours_sac(seed: int) -> tuple[float, float]:
         high,
         seed=seed,
     )
-    trainer = Trainer(
+    _train(
+        agent,
+        env_config,
         TrainerConfig(
             max_opts=SAC_STEPS - SAC_LEARNING_STARTS,
             opt_interval=1,
@@ -145,13 +155,9 @@ def ours_sac(seed: int) -> tuple[float, float]:
             record_interval=1_000,
             seed=seed,
         ),
-        env_config,
-        SimpleStepProcessorConfig(gamma=0.99),
-        SimpleReplayBufferConfig(capacity=1_000_000),
+        capacity=1_000_000,
     )
-    trainer.train(agent, NullRecorder())
     seconds = time.perf_counter() - start
-    agent.eval()
     return seconds, greedy_return(agent.sample, "Pendulum-v1")
 
 
