@@ -97,7 +97,7 @@ def table(rows: list[Row]) -> str:
     for r in rows:
         lines.append(
             f"| {r.name} | {r.threads} | {_fmt(r.ours)} {r.unit} | {_fmt(r.reference)} {r.unit} "
-            f"({r.reference_name}) | **{r.ratio:.2f}** | {r.verdict} | {r.note} |"
+            f"({r.reference_name}) | **{r.ratio:.3f}** | {r.verdict} | {r.note} |"
         )
     return "\n".join(lines)
 
