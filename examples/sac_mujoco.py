@@ -64,7 +64,8 @@ class Config:
     )
     evaluator: DefaultEvaluatorConfig = DefaultEvaluatorConfig(n_episodes=5)
     torch_threads: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-    """Torch intra-op threads: 1 is fastest for networks this small on a 2-core machine."""
+    """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; on an
+    otherwise idle 2-core machine, 2 trained 256x256 networks 1.1-1.3x faster (``benchmarks/RESULTS.md``)."""
 
 
 def make_agent(config: Config, env: GymEnv) -> Sac:
