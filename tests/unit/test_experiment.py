@@ -38,14 +38,10 @@ def test_eval_alone_without_a_model_dir_is_a_usage_error(capsys: pytest.CaptureF
 
 
 def test_configure_torch_sets_the_threads_and_flushes_denormals() -> None:
-    threads = torch.get_num_threads()
-    try:
-        torch.set_flush_denormal(False)
-        denormal = torch.tensor([1e-39], dtype=torch.float32)  # below float32's smallest normal, 1.2e-38
-        assert float(denormal * 1.0) > 0.0
-        configure_torch(1)
-        assert torch.get_num_threads() == 1
-        assert float(denormal * 1.0) == 0.0
-    finally:
-        torch.set_num_threads(threads)
-        torch.set_flush_denormal(False)
+    """tests/conftest.py restores both settings afterwards."""
+    torch.set_flush_denormal(False)
+    denormal = torch.tensor([1e-39], dtype=torch.float32)  # below float32's smallest normal, 1.2e-38
+    assert float(denormal * 1.0) > 0.0
+    configure_torch(1)
+    assert torch.get_num_threads() == 1
+    assert float(denormal * 1.0) == 0.0
