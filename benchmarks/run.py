@@ -19,7 +19,7 @@ import torch
 
 from benchmarks import buffers, dqn, end_to_end, sampling, vector
 from benchmarks.common import Row, machine, table
-from border_py.experiment import configure_torch
+from border_py.seeding import configure_torch
 
 SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     "sampling": sampling.run,

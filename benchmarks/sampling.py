@@ -13,8 +13,8 @@ from benchmarks.common import Row, Workload, compare
 from border_py.agents.dqn import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.envs import GymEnv, GymEnvConfig
 from border_py.replay_buffer import SimpleReplayBuffer, SimpleReplayBufferConfig
-from border_py.sampler import SyncSampler
 from border_py.step_processor import SimpleStepProcessorConfig
+from border_py.trainer import SyncSampler
 
 ENV = "CartPole-v1"
 

@@ -15,8 +15,8 @@ from benchmarks.sampling import ENV, acting_loop, greedy_dqn, sampler_loop
 from border_py.agents.dqn import Dqn
 from border_py.envs import GymVecEnvConfig
 from border_py.replay_buffer import SimpleReplayBufferConfig
-from border_py.sampler import SyncSampler
 from border_py.step_processor import SimpleStepProcessorConfig
+from border_py.trainer import SyncSampler
 
 
 class RandomBatchPolicy:

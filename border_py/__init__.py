@@ -5,13 +5,17 @@ It ports the architecture of the Rust library *border*. Data flows along one pat
     Env ──obs──▶ Agent.sample ──act──▶ Env.step ──▶ Step(obs, act, reward, is_terminated, is_truncated, ...)
       StepProcessor.process(step) ──item──▶ ExperienceBuffer.push        (SyncSampler does these)
       ReplayBuffer.batch(n) ──batch──▶ Agent.opt(buffer) ──▶ Record | None
-      Trainer: every eval_interval evaluate (Evaluator) and save model_dir/best on a new best score;
-               every record_interval flush records to a Recorder;
-               every save_interval save model_dir/<opt_steps> (the full training state: resume_from=...)
+      Bookkeeper: every eval_interval evaluate (Evaluator) and save model_dir/best on a new best score;
+                  every record_interval flush records to a Recorder;
+                  every save_interval save model_dir/<opt_steps> (the full training state: resume_from=...)
 
-The protocols of each role live in :mod:`border_py.base` (no torch there). ``Trainer[E, P, R]`` is generic
-in the env, the step processor and the replay buffer, and mypy checks that the step processor's items are
-what the buffer stores and the buffer's batches are what the agent learns from.
+The protocols of each role live in :mod:`border_py.base` (no torch there). ``Trainer[E, P, R]`` trains
+online and is generic in the env, the step processor and the replay buffer: mypy checks that the step
+processor's items are what the buffer stores and the buffer's batches are what the agent learns from.
+``OfflineTrainer`` trains on a fixed dataset with the same bookkeeping. See ``docs/architecture.md``.
+
+Names are imported on first use, so ``import border_py`` is quick and imports neither torch nor any
+optional dependency.
 
 Example:
     >>> from border_py import GymEnvConfig, SimpleReplayBufferConfig, SimpleStepProcessorConfig
@@ -24,54 +28,186 @@ Example:
     ... )
 """
 
-from border_py.base import (
-    Agent,
-    AnyEnv,
-    BatchPolicy,
-    Builder,
-    Env,
-    Evaluator,
-    ExperienceBuffer,
-    Policy,
-    Recorder,
-    ReplayBuffer,
-    SeededBuilder,
-    Step,
-    StepProcessor,
-    TrainingBuffer,
-    VecEnv,
-)
-from border_py.checkpoint import latest_checkpoint
-from border_py.config import ConfigError, from_dict, load_yaml, save_yaml, to_dict
-from border_py.envs import GymEnv, GymEnvConfig, GymVecEnv, GymVecEnvConfig
-from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig
-from border_py.record import Record, RecordValue, aggregate
-from border_py.recorders import BufferedRecorder, NullRecorder, TensorboardRecorder
-from border_py.replay_buffer import (
-    PerConfig,
-    SimpleReplayBuffer,
-    SimpleReplayBufferConfig,
-    SumTree,
-    Transition,
-    TransitionBatch,
-)
-from border_py.sampler import ResumeWarning, SyncSampler
-from border_py.seeding import seed_everything
-from border_py.step_processor import (
-    NStepStepProcessor,
-    NStepStepProcessorConfig,
-    SimpleStepProcessor,
-    SimpleStepProcessorConfig,
-)
-from border_py.trainer import Evaluation, Trainer, TrainerConfig, TrainingInterrupted, TrainResult
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from border_py.base import (
+        Agent,
+        AnyEnv,
+        BatchPolicy,
+        Builder,
+        DatasetBuffer,
+        Env,
+        Evaluator,
+        ExperienceBuffer,
+        Policy,
+        Recorder,
+        ReplayBuffer,
+        SeededBuilder,
+        Step,
+        StepProcessor,
+        TrainingBuffer,
+        VecEnv,
+    )
+    from border_py.checkpoint import (
+        clear_checkpoints,
+        latest_checkpoint,
+    )
+    from border_py.config import (
+        ConfigError,
+        from_dict,
+        load_yaml,
+        save_yaml,
+        to_dict,
+    )
+    from border_py.envs import (
+        GymEnv,
+        GymEnvConfig,
+        GymVecEnv,
+        GymVecEnvConfig,
+    )
+    from border_py.evaluator import (
+        DefaultEvaluator,
+        DefaultEvaluatorConfig,
+    )
+    from border_py.lock import (
+        ModelDirBusyError,
+    )
+    from border_py.record import (
+        Record,
+        RecordValue,
+        aggregate,
+    )
+    from border_py.recorders import (
+        BufferedRecorder,
+        NullRecorder,
+        TensorboardRecorder,
+    )
+    from border_py.replay_buffer import (
+        ArrayDataset,
+        ArrayDatasetConfig,
+        PerConfig,
+        SimpleReplayBuffer,
+        SimpleReplayBufferConfig,
+        SumTree,
+        Transition,
+        TransitionBatch,
+    )
+    from border_py.seeding import (
+        configure_torch,
+        seed_everything,
+    )
+    from border_py.step_processor import (
+        NStepStepProcessor,
+        NStepStepProcessorConfig,
+        SimpleStepProcessor,
+        SimpleStepProcessorConfig,
+    )
+    from border_py.trainer import (
+        Evaluation,
+        OfflineTrainer,
+        ResumeWarning,
+        StopReason,
+        SyncSampler,
+        Trainer,
+        TrainerConfig,
+        TrainerOf,
+        TrainingInterrupted,
+        TrainResult,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "Agent": "border_py.base",
+    "AnyEnv": "border_py.base",
+    "BatchPolicy": "border_py.base",
+    "Builder": "border_py.base",
+    "DatasetBuffer": "border_py.base",
+    "Env": "border_py.base",
+    "Evaluator": "border_py.base",
+    "ExperienceBuffer": "border_py.base",
+    "Policy": "border_py.base",
+    "Recorder": "border_py.base",
+    "ReplayBuffer": "border_py.base",
+    "SeededBuilder": "border_py.base",
+    "Step": "border_py.base",
+    "StepProcessor": "border_py.base",
+    "TrainingBuffer": "border_py.base",
+    "VecEnv": "border_py.base",
+    "clear_checkpoints": "border_py.checkpoint",
+    "latest_checkpoint": "border_py.checkpoint",
+    "ConfigError": "border_py.config",
+    "from_dict": "border_py.config",
+    "load_yaml": "border_py.config",
+    "save_yaml": "border_py.config",
+    "to_dict": "border_py.config",
+    "GymEnv": "border_py.envs",
+    "GymEnvConfig": "border_py.envs",
+    "GymVecEnv": "border_py.envs",
+    "GymVecEnvConfig": "border_py.envs",
+    "DefaultEvaluator": "border_py.evaluator",
+    "DefaultEvaluatorConfig": "border_py.evaluator",
+    "ModelDirBusyError": "border_py.lock",
+    "Record": "border_py.record",
+    "RecordValue": "border_py.record",
+    "aggregate": "border_py.record",
+    "BufferedRecorder": "border_py.recorders",
+    "NullRecorder": "border_py.recorders",
+    "TensorboardRecorder": "border_py.recorders",
+    "ArrayDataset": "border_py.replay_buffer",
+    "ArrayDatasetConfig": "border_py.replay_buffer",
+    "PerConfig": "border_py.replay_buffer",
+    "SimpleReplayBuffer": "border_py.replay_buffer",
+    "SimpleReplayBufferConfig": "border_py.replay_buffer",
+    "SumTree": "border_py.replay_buffer",
+    "Transition": "border_py.replay_buffer",
+    "TransitionBatch": "border_py.replay_buffer",
+    "configure_torch": "border_py.seeding",
+    "seed_everything": "border_py.seeding",
+    "NStepStepProcessor": "border_py.step_processor",
+    "NStepStepProcessorConfig": "border_py.step_processor",
+    "SimpleStepProcessor": "border_py.step_processor",
+    "SimpleStepProcessorConfig": "border_py.step_processor",
+    "Evaluation": "border_py.trainer",
+    "OfflineTrainer": "border_py.trainer",
+    "ResumeWarning": "border_py.trainer",
+    "StopReason": "border_py.trainer",
+    "SyncSampler": "border_py.trainer",
+    "TrainResult": "border_py.trainer",
+    "Trainer": "border_py.trainer",
+    "TrainerConfig": "border_py.trainer",
+    "TrainerOf": "border_py.trainer",
+    "TrainingInterrupted": "border_py.trainer",
+}
+"""Each public name and the module that defines it."""
+
+if not TYPE_CHECKING:  # mypy would take a module __getattr__ as "any attribute exists"
+
+    def __getattr__(name: str) -> Any:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'border_py' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 __all__ = [
     "Agent",
     "AnyEnv",
+    "ArrayDataset",
+    "ArrayDatasetConfig",
     "BatchPolicy",
     "BufferedRecorder",
     "Builder",
     "ConfigError",
+    "DatasetBuffer",
     "DefaultEvaluator",
     "DefaultEvaluatorConfig",
     "Env",
@@ -82,9 +218,11 @@ __all__ = [
     "GymEnvConfig",
     "GymVecEnv",
     "GymVecEnvConfig",
+    "ModelDirBusyError",
     "NStepStepProcessor",
     "NStepStepProcessorConfig",
     "NullRecorder",
+    "OfflineTrainer",
     "PerConfig",
     "Policy",
     "Record",
@@ -99,18 +237,22 @@ __all__ = [
     "SimpleStepProcessorConfig",
     "Step",
     "StepProcessor",
+    "StopReason",
     "SumTree",
     "SyncSampler",
     "TensorboardRecorder",
     "TrainResult",
     "Trainer",
     "TrainerConfig",
+    "TrainerOf",
     "TrainingBuffer",
     "TrainingInterrupted",
     "Transition",
     "TransitionBatch",
     "VecEnv",
     "aggregate",
+    "clear_checkpoints",
+    "configure_torch",
     "from_dict",
     "latest_checkpoint",
     "load_yaml",

@@ -1,44 +1,57 @@
-"""Model directories: atomic saves, recovery after a crash, the newest checkpoint, rotation.
+"""Model directories: atomic saves and removals, recovery after a crash, the newest checkpoint, one run at
+a time.
 
 Layout::
 
     model_dir/
+      .lock                 held by the training run using the directory (see border_py.lock)
       best/                 replaced on each new best evaluation score
         qnet.pt ...         the agent's files (Agent.save_params)
-        meta.yaml           opt_steps, env_steps, score, the configs (written last)
+        meta.yaml           opt_steps, env_steps, score, the configs, the files (written last)
       1000/                 a full training checkpoint every save_interval opt steps
         qnet.pt ...         the agent's files, optimiser and explorer states included
-        trainer_state.pkl   counters, evaluations, RNG states, the sampler's unfinished episode
+        trainer_state.json  counters, evaluations, RNG states, the sampler's unfinished episode
         replay_buffer.npz   the buffer's contents and priorities (TrainerConfig.checkpoint_buffer)
         meta.yaml
       ...
 
-A save writes every file into a hidden temporary sibling (``.1000.tmp-<pid>``), flushes them to disk and
-only then renames the directory into place, so a crash, a kill or a full disk during a save never leaves a
-half-written checkpoint under a visible name. Replacing ``best`` takes two renames (``best`` aside to
-``.best.old-<pid>``, then the new one in); a crash exactly between them leaves the previous ``best`` complete
-under its aside name: :func:`resolve_saved` finds it there and :func:`recover_model_dir` (run when training
-starts) moves it back.
+What a crash can cost, and what it cannot:
+
+- A save writes every file into a hidden temporary sibling (``.1000.tmp-<pid>``), flushes them to disk and
+  only then renames the directory into place, so no visible name ever holds a half-written save.
+  ``meta.yaml`` lists every file; a directory whose files are not all there is never taken for complete.
+- Replacing ``best`` takes two renames (``best`` aside to ``.best.old-<pid>``, then the new one in); a crash
+  exactly between them leaves the previous ``best`` complete under its aside name: :func:`resolve_saved`
+  finds it there and :func:`recover_model_dir` (run when training starts) moves it back.
+- Removing a checkpoint (``keep_checkpoints``) first renames it to a hidden ``.<name>.del-<pid>``, then
+  deletes that: a crash mid-removal leaves a hidden leftover, never a half-deleted visible checkpoint.
+- A crash loses at most the work since the last checkpoint.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from border_py.lock import model_dir_lock
+
 META_FILE = "meta.yaml"
-TRAINER_STATE_FILE = "trainer_state.pkl"
+TRAINER_STATE_FILE = "trainer_state.json"
+LEGACY_STATE_FILE = "trainer_state.pkl"
+"""The pickled trainer state of border_py 0.1: never loaded (see border_py.trainer.state)."""
 
 Writer = Callable[[Path], list[Path]]
 """Writes files into an existing directory and returns them (e.g. ``Agent.save_params``)."""
 
-_HIDDEN = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-\d+$")
+_HIDDEN = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old|del)-(?P<pid>\d+)$")
+_META_KEYS = ("opt_steps", "env_steps", "score", "files")
 
 
 def ensure_writable_dir(path: Path) -> None:
@@ -65,7 +78,8 @@ def _fsync(path: Path) -> None:
 
 
 def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer]) -> list[Path]:
-    """Saves what ``writers`` write, plus ``meta``, into the directory ``path``, atomically.
+    """Saves what ``writers`` write, plus ``meta`` and the list of files, into the directory ``path``,
+    atomically.
 
     Every file is written and flushed to disk in a temporary sibling directory; ``meta.yaml`` comes last,
     so a directory holding it is complete. The temporary one is then renamed to ``path`` (replacing an
@@ -73,7 +87,7 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
 
     Args:
         path: the final directory, e.g. ``model_dir/best``.
-        meta: plain data written to ``meta.yaml``.
+        meta: plain data written to ``meta.yaml`` (with ``files`` added: the names written).
         writers: each writes its files into the directory it is given.
 
     Returns:
@@ -89,7 +103,8 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
     try:
         tmp.mkdir(parents=True)
         written = [file for write in writers for file in write(tmp)]
-        (tmp / META_FILE).write_text(yaml.safe_dump(meta, sort_keys=False))
+        names = sorted(str(file.relative_to(tmp)) for file in written)
+        (tmp / META_FILE).write_text(yaml.safe_dump({**meta, "files": names}, sort_keys=False))
         for file in [*written, tmp / META_FILE, tmp]:
             _fsync(file)
     except OSError as exc:
@@ -108,20 +123,43 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
     return [path / p.relative_to(tmp) for p in written] + [path / META_FILE]
 
 
-def recover_model_dir(model_dir: Path) -> list[str]:
-    """Cleans up after a save that a crash interrupted; returns what it did, one line per directory.
+def remove_checkpoint(path: Path) -> None:
+    """Removes the saved directory ``path`` so that no visible name is ever half-deleted: renamed to a
+    hidden ``.<name>.del-<pid>`` first (one atomic step), then deleted."""
+    doomed = path.with_name(f".{path.name}.del-{os.getpid()}")
+    path.rename(doomed)
+    _fsync(path.parent)
+    shutil.rmtree(doomed)
 
-    A temporary ``.<name>.tmp-<pid>`` is an unfinished save and is removed. An aside ``.<name>.old-<pid>``
-    whose ``<name>`` is missing is the previous complete directory (the crash hit between the two renames)
-    and is moved back; one whose ``<name>`` exists is stale and is removed. Run it only when no other
-    process is saving into ``model_dir`` (the trainer runs it before its first env step).
+
+def _may_be_saving(pid: int) -> bool:
+    """Whether process ``pid`` may still be writing its hidden directory: it is alive and not this one
+    (this process's leftovers are from an earlier save or removal of its own, finished or failed)."""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def recover_model_dir(model_dir: Path) -> list[str]:
+    """Cleans up after a save or a removal that a crash interrupted; returns what it did, one line each.
+
+    A temporary ``.<name>.tmp-<pid>`` is an unfinished save and ``.<name>.del-<pid>`` an unfinished
+    removal: both are deleted. An aside ``.<name>.old-<pid>`` whose ``<name>`` is missing is the previous
+    complete directory (the crash hit between the two renames) and is moved back; one whose ``<name>``
+    exists is stale and is deleted. A hidden directory of a process that is still alive is left alone.
     """
     done: list[str] = []
     if not model_dir.is_dir():
         return done
     for entry in sorted(model_dir.iterdir()):
         match = _HIDDEN.match(entry.name)
-        if match is None or not entry.is_dir():
+        if match is None or not entry.is_dir() or _may_be_saving(int(match["pid"])):
             continue
         target = model_dir / match["name"]
         if match["kind"] == "old" and not target.exists() and (entry / META_FILE).is_file():
@@ -129,7 +167,7 @@ def recover_model_dir(model_dir: Path) -> list[str]:
             done.append(f"restored {target} from {entry.name}")
         else:
             shutil.rmtree(entry)
-            done.append(f"removed the unfinished save {entry}")
+            done.append(f"removed the unfinished {'removal' if match['kind'] == 'del' else 'save'} {entry}")
     return done
 
 
@@ -148,23 +186,49 @@ def resolve_saved(path: Path) -> Path:
     return max(asides, key=lambda p: p.stat().st_mtime) if asides else path
 
 
+def saved_model_problem(path: Path) -> str | None:
+    """Why ``path`` is not a complete saved model (``best`` or a checkpoint); ``None`` when it is: its
+    ``meta.yaml`` is readable and every file it lists is there."""
+    try:
+        meta = load_meta(path)
+    except (FileNotFoundError, ValueError) as exc:
+        return str(exc)
+    missing = [name for name in meta["files"] if not (path / name).is_file()]
+    return f"{path} lacks {missing}, which its meta.yaml lists" if missing else None
+
+
+def checkpoint_problem(path: Path) -> str | None:
+    """Why ``path`` is not a complete training checkpoint; ``None`` when it is (a complete saved model
+    with a trainer state)."""
+    if not (path / TRAINER_STATE_FILE).is_file():
+        if (path / LEGACY_STATE_FILE).is_file():
+            return f"its trainer state is the pickle {LEGACY_STATE_FILE} of an older border_py, never loaded"
+        return f"{path / TRAINER_STATE_FILE} not found"
+    return saved_model_problem(path)
+
+
 def is_resumable(path: Path) -> bool:
-    """Whether ``path`` is a complete training checkpoint (``meta.yaml`` and the trainer state)."""
-    return (path / META_FILE).is_file() and (path / TRAINER_STATE_FILE).is_file()
+    """Whether ``path`` is a complete training checkpoint (see :func:`checkpoint_problem`)."""
+    return checkpoint_problem(path) is None
+
+
+def _numbered(model_dir: Path) -> list[Path]:
+    if not model_dir.is_dir():
+        return []
+    return sorted(
+        (p for p in model_dir.iterdir() if p.name.isdigit() and p.is_dir()), key=lambda p: int(p.name)
+    )
 
 
 def periodic_checkpoints(model_dir: Path) -> list[Path]:
     """The complete ``model_dir/<opt_steps>`` checkpoints, oldest first (by opt steps)."""
-    if not model_dir.is_dir():
-        return []
-    found = [p for p in model_dir.iterdir() if p.name.isdigit() and p.is_dir() and is_resumable(p)]
-    return sorted(found, key=lambda p: int(p.name))
+    return [p for p in _numbered(model_dir) if is_resumable(p)]
 
 
 def latest_checkpoint(model_dir: Path) -> Path | None:
     """The complete checkpoint with the most opt steps in ``model_dir``; ``None`` when there is none.
 
-    Incomplete directories (no ``meta.yaml`` or no trainer state) are never picked.
+    Incomplete directories are never picked (:func:`skipped_checkpoints` says which and why).
 
     Example:
         >>> latest_checkpoint(Path("no/such/dir")) is None
@@ -174,9 +238,17 @@ def latest_checkpoint(model_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def skipped_checkpoints(model_dir: Path) -> list[tuple[Path, str]]:
+    """The numbered directories newer than :func:`latest_checkpoint` that are not complete checkpoints,
+    each with the reason, newest first: what a resume passes over."""
+    latest = latest_checkpoint(model_dir)
+    newer = [p for p in _numbered(model_dir) if latest is None or int(p.name) > int(latest.name)]
+    return [(p, problem) for p in reversed(newer) if (problem := checkpoint_problem(p)) is not None]
+
+
 def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:
-    """Removes all but the newest ``keep`` periodic checkpoints (``best`` is never touched); returns the
-    removed ones.
+    """Removes all but the newest ``keep`` periodic checkpoints (``best`` is never touched), each with
+    :func:`remove_checkpoint`; returns the removed ones.
 
     Raises:
         ValueError: ``keep`` < 1.
@@ -185,24 +257,76 @@ def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:
         raise ValueError(f"keep must be >= 1, got {keep}")
     removed = periodic_checkpoints(model_dir)[:-keep]
     for path in removed:
-        shutil.rmtree(path)
+        remove_checkpoint(path)
     return removed
 
 
+def previous_run(model_dir: Path) -> list[str]:
+    """What an earlier training run saved in ``model_dir`` (``best/`` and the numbered checkpoints,
+    complete or not); empty when there is nothing to lose."""
+    found = [p.name + "/" for p in _numbered(model_dir)]
+    if resolve_saved(model_dir / "best").exists():
+        found.insert(0, "best/")
+    return found
+
+
+def clear_checkpoints(model_dir: Path) -> list[Path]:
+    """Removes ``best/`` and every numbered checkpoint of ``model_dir`` (each with
+    :func:`remove_checkpoint`), to start a new run there; returns what was removed."""
+    doomed = [*_numbered(model_dir), *([model_dir / "best"] if (model_dir / "best").exists() else [])]
+    for path in doomed:
+        remove_checkpoint(path)
+    return doomed
+
+
+@contextlib.contextmanager
+def prepare_model_dir(model_dir: Path, resuming: bool, overwrite: bool = False) -> Iterator[None]:
+    """Holds ``model_dir`` for a training run: creates it and checks it is writable, takes its lock
+    (:func:`~border_py.lock.model_dir_lock`) for the whole block, cleans up after a crashed save, and, unless
+    the run resumes, refuses a directory holding another run's saves; with ``overwrite`` it removes them
+    instead (:func:`clear_checkpoints`).
+
+    Raises:
+        PermissionError: the directory is not writable.
+        ModelDirBusyError: another process trains into it.
+        FileExistsError: it holds another run's ``best/`` or checkpoints and this run does not resume.
+    """
+    ensure_writable_dir(model_dir)
+    with model_dir_lock(model_dir):
+        recover_model_dir(model_dir)
+        if overwrite and not resuming:
+            clear_checkpoints(model_dir)
+        found = previous_run(model_dir)
+        if found and not resuming:
+            raise FileExistsError(
+                f"model_dir {str(model_dir)!r} holds another run ({', '.join(found)}): resume it "
+                "(resume_from=latest_checkpoint(model_dir), or --resume), or remove it to start over "
+                "(border_py.checkpoint.clear_checkpoints, or --overwrite), or train into another model_dir"
+            )
+        yield
+
+
 def load_meta(path: Path) -> dict[str, Any]:
-    """Reads ``meta.yaml`` of a saved model directory.
+    """Reads ``meta.yaml`` of a saved model directory and checks it is whole.
 
     Raises:
         FileNotFoundError: ``path`` holds no ``meta.yaml`` (not a complete saved model).
-        ValueError: the file is not a YAML mapping.
+        ValueError: the file is unreadable, not a YAML mapping, or lacks a field every ``meta.yaml`` has
+            (truncated, or written by an older border_py).
     """
     meta_path = path / META_FILE
     if not meta_path.is_file():
         raise FileNotFoundError(f"{meta_path} not found: {path} is not a complete saved model")
     try:
         data = yaml.safe_load(meta_path.read_text())
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{meta_path} is not valid YAML: {exc}") from exc
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(f"{meta_path} is not readable YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ValueError(f"{meta_path}: expected a mapping, got {type(data).__name__}")
+    missing = [key for key in _META_KEYS if key not in data]
+    if missing or not isinstance(data["files"], list):
+        raise ValueError(
+            f"{meta_path} is incomplete (no {missing or ['files']}): truncated, or written by an older "
+            "border_py"
+        )
     return data

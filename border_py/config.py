@@ -16,10 +16,12 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+import attrs
 import cattrs
 import yaml
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
@@ -40,6 +42,9 @@ def _structure_int(value: object, _: type[int]) -> int:
 def _structure_float(value: object, _: type[float]) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"expected a number, got {value!r}")
+    if not math.isfinite(value):
+        # No field of any config takes NaN or infinity: "never" and "no limit" are None.
+        raise ValueError(f"expected a finite number, got {value!r}")
     return float(value)
 
 
@@ -52,6 +57,22 @@ def _structure_bool(value: object, _: type[bool]) -> bool:
 _converter.register_structure_hook(int, _structure_int)
 _converter.register_structure_hook(float, _structure_float)
 _converter.register_structure_hook(bool, _structure_bool)
+
+
+def finite(instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    """attrs validator: ``value`` is ``None`` or a finite number (no NaN, no infinity)."""
+    if value is not None and not math.isfinite(value):
+        raise ValueError(f"'{attribute.name}' must be a finite number: {value}")
+
+
+positive_finite = [attrs.validators.gt(0.0), finite]
+"""attrs validators: a finite number above 0 (a learning rate, a temperature)."""
+
+
+def layer_sizes(instance: object, attribute: attrs.Attribute[Any], value: tuple[int, ...]) -> None:
+    """attrs validator: at least one hidden layer, each of at least one unit."""
+    if len(value) == 0 or not all(isinstance(v, int) and v > 0 for v in value):
+        raise ValueError(f"'{attribute.name}' must list at least one hidden layer, each > 0: {value}")
 
 
 class ConfigError(ValueError):
@@ -112,8 +133,8 @@ def load_yaml(cls: type[T], path: Path | str) -> T:
     """Reads a config of type ``cls`` from the YAML file ``path``.
 
     Raises:
-        ConfigError: the file is not valid YAML or does not describe a valid ``cls``; the message names the
-            file and the field.
+        ConfigError: the file is empty, is not valid YAML or does not describe a valid ``cls``; the message
+            names the file and the field.
         FileNotFoundError: there is no such file.
     """
     text = Path(path).read_text()
@@ -121,4 +142,7 @@ def load_yaml(cls: type[T], path: Path | str) -> T:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    return from_dict(cls, {} if data is None else data, source=str(path))
+    if data is None:
+        # An empty file is a mistake (a truncated copy, the wrong file), not "all defaults": say so.
+        raise ConfigError(f"{path}: the file is empty; give at least one field (or no --config)")
+    return from_dict(cls, data, source=str(path))

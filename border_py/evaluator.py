@@ -58,7 +58,7 @@ class DefaultEvaluator(Generic[O, A]):
                 step, _ = self.env.step(policy.sample(obs))
                 total += step.reward
                 length += 1
-                if step.is_terminated or step.is_truncated:
+                if step.is_done:
                     break
                 obs = step.obs
             returns.append(total)

@@ -1,8 +1,8 @@
 """Step processors: env steps in, buffer items out.
 
-``SimpleStepProcessor`` emits one one-step :class:`Transition` per env step. ``NStepStepProcessor`` emits
-n-step transitions: the discounted sum of ``n`` rewards and a bootstrap from the observation ``n`` steps
-later, cut short at an episode end so that no reward of the next episode leaks in.
+``NStepStepProcessor`` emits n-step transitions: the discounted sum of ``n`` rewards and a bootstrap from the
+observation ``n`` steps later, cut short at an episode end so that no reward of the next episode leaks in.
+``SimpleStepProcessor`` is its one-step case: one :class:`Transition` per env step.
 """
 
 from __future__ import annotations
@@ -20,76 +20,37 @@ from border_py.replay_buffer.transition import Transition
 _gamma_validator = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
 
 
-def _next_prev_obs(step: Step[npt.NDArray[Any], npt.NDArray[Any]], name: str) -> npt.NDArray[Any]:
+def _next_prev_obs(step: Step[npt.NDArray[Any], npt.NDArray[Any]], owner: object) -> npt.NDArray[Any]:
     """The observation the next transition starts from: ``init_obs`` after an episode end."""
-    if step.is_terminated or step.is_truncated:
+    if step.is_done:
         if step.init_obs is None:
             raise RuntimeError(
-                f"{name}: a step that ends an episode must carry init_obs (the env resets itself)"
+                f"{type(owner).__name__}: a step that ends an episode must carry init_obs "
+                "(the env resets itself)"
             )
         return step.init_obs
     return step.obs
 
 
-class SimpleStepProcessor:
-    """Emits one one-step :class:`Transition` per step (discount ``gamma``), keeping the previous observation.
-
-    Trap: at an episode end, ``step.obs`` is the final observation of the ended episode (it becomes
-    ``next_obs``, which a truncated transition bootstraps from) and ``step.init_obs`` is the first
-    observation of the next episode (it becomes the next transition's ``obs``).
-
-    Args:
-        gamma: the discount factor per env step, stored as each transition's ``discount``.
-
-    Example:
-        >>> p = SimpleStepProcessor(gamma=0.99)
-        >>> p.reset(np.zeros(2, np.float32))
-    """
-
-    def __init__(self, gamma: float) -> None:
-        self.gamma = gamma
-        self._prev_obs: npt.NDArray[Any] | None = None
-
-    def reset(self, init_obs: npt.NDArray[Any]) -> None:
-        """Starts an episode from ``init_obs``."""
-        self._prev_obs = init_obs
-
-    def process(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]]) -> list[Transition]:
-        """Returns the one transition from the previous observation through ``step``.
-
-        Raises:
-            RuntimeError: ``reset`` was never called, or an ended episode's step carries no ``init_obs``.
-        """
-        if self._prev_obs is None:
-            raise RuntimeError("SimpleStepProcessor.process called before reset(init_obs)")
-        transition = Transition(
-            obs=self._prev_obs,
-            act=np.asarray(step.act),
-            next_obs=step.obs,
-            reward=step.reward,
-            is_terminated=step.is_terminated,
-            is_truncated=step.is_truncated,
-            discount=self.gamma,
-        )
-        self._prev_obs = _next_prev_obs(step, "SimpleStepProcessor")
-        return [transition]
-
-
-@attrs.frozen(kw_only=True)
-class SimpleStepProcessorConfig:
-    """Config of :class:`SimpleStepProcessor`.
-
-    Example:
-        >>> SimpleStepProcessorConfig(gamma=0.9).build().gamma
-        0.9
-    """
-
-    gamma: float = attrs.field(default=0.99, validator=_gamma_validator)
-    """Unitless, per env step: the discount factor the agents' TD targets use."""
-
-    def build(self) -> SimpleStepProcessor:
-        """Builds the step processor."""
-        return SimpleStepProcessor(self.gamma)
+def _transition(
+    obs: npt.NDArray[Any],
+    act: npt.NDArray[Any],
+    step: Step[npt.NDArray[Any], npt.NDArray[Any]],
+    reward: float,
+    discount: float,
+    ended: bool,
+) -> Transition:
+    """The transition from ``obs`` (where ``act`` was taken) through ``step``; it carries ``step``'s
+    episode-end flags only when ``ended``."""
+    return Transition(
+        obs=obs,
+        act=act,
+        next_obs=step.obs,
+        reward=reward,
+        is_terminated=ended and step.is_terminated,
+        is_truncated=ended and step.is_truncated,
+        discount=discount,
+    )
 
 
 class NStepStepProcessor:
@@ -139,15 +100,7 @@ class NStepStepProcessor:
             ret += discount * reward
             discount *= self.gamma
         self._pending.popleft()
-        return Transition(
-            obs=obs,
-            act=act,
-            next_obs=step.obs,
-            reward=ret,
-            is_terminated=ended and step.is_terminated,
-            is_truncated=ended and step.is_truncated,
-            discount=discount,
-        )
+        return _transition(obs, act, step, ret, discount, ended)
 
     def process(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]]) -> list[Transition]:
         """Returns the transitions ``step`` completes, oldest first: none while fewer than ``n_steps`` are
@@ -156,11 +109,16 @@ class NStepStepProcessor:
         Raises:
             RuntimeError: ``reset`` was never called, or an ended episode's step carries no ``init_obs``.
         """
-        if self._prev_obs is None:
-            raise RuntimeError("NStepStepProcessor.process called before reset(init_obs)")
-        self._pending.append((self._prev_obs, np.asarray(step.act), step.reward))
-        ended = step.is_terminated or step.is_truncated
-        self._prev_obs = _next_prev_obs(step, "NStepStepProcessor")
+        obs = self._prev_obs
+        if obs is None:
+            raise RuntimeError(f"{type(self).__name__}.process called before reset(init_obs)")
+        ended = step.is_done
+        self._prev_obs = _next_prev_obs(step, self)
+        if self.n_steps == 1:
+            # The general path below gives the same transition; this one skips the pending queue, which
+            # costs more than building the transition.
+            return [_transition(obs, np.asarray(step.act), step, step.reward, self.gamma, ended)]
+        self._pending.append((obs, np.asarray(step.act), step.reward))
         if ended:
             return [self._complete(step, ended=True) for _ in range(len(self._pending))]
         if len(self._pending) == self.n_steps:
@@ -185,3 +143,40 @@ class NStepStepProcessorConfig:
     def build(self) -> NStepStepProcessor:
         """Builds the step processor."""
         return NStepStepProcessor(self.n_steps, self.gamma)
+
+
+class SimpleStepProcessor(NStepStepProcessor):
+    """Emits one one-step :class:`Transition` per step (discount ``gamma``): an :class:`NStepStepProcessor`
+    with ``n_steps = 1``.
+
+    Trap: at an episode end, ``step.obs`` is the final observation of the ended episode (it becomes
+    ``next_obs``, which a truncated transition bootstraps from) and ``step.init_obs`` is the first
+    observation of the next episode (it becomes the next transition's ``obs``).
+
+    Args:
+        gamma: the discount factor per env step, stored as each transition's ``discount``.
+
+    Example:
+        >>> p = SimpleStepProcessor(gamma=0.99)
+        >>> p.reset(np.zeros(2, np.float32))
+    """
+
+    def __init__(self, gamma: float) -> None:
+        super().__init__(1, gamma)
+
+
+@attrs.frozen(kw_only=True)
+class SimpleStepProcessorConfig:
+    """Config of :class:`SimpleStepProcessor`.
+
+    Example:
+        >>> SimpleStepProcessorConfig(gamma=0.9).build().gamma
+        0.9
+    """
+
+    gamma: float = attrs.field(default=0.99, validator=_gamma_validator)
+    """Unitless, per env step: the discount factor the agents' TD targets use."""
+
+    def build(self) -> SimpleStepProcessor:
+        """Builds the step processor."""
+        return SimpleStepProcessor(self.gamma)

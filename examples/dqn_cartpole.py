@@ -2,8 +2,8 @@
 
 Train, then evaluate the best model saved during training::
 
-    python examples/dqn_cartpole.py --train --model-dir runs/dqn_cartpole
-    python examples/dqn_cartpole.py --eval --model-dir runs/dqn_cartpole
+    python -m examples.dqn_cartpole --train --model-dir runs/dqn_cartpole
+    python -m examples.dqn_cartpole --eval --model-dir runs/dqn_cartpole
 
 Training writes ``model_dir/config.yaml`` (the config it ran with), ``model_dir/best/`` (the best greedy
 evaluation so far), ``model_dir/<opt_steps>/`` every ``save_interval`` opt steps and TensorBoard event files
@@ -34,7 +34,7 @@ from border_py import (
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.envs import GymEnv
-from border_py.experiment import evaluate_gym_example, run_example, train_gym_example
+from examples.harness import RunOptions, evaluate_online, run_example, train_online
 
 
 @attrs.frozen(kw_only=True)
@@ -70,21 +70,26 @@ class Config:
     """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; on an
     otherwise idle 2-core machine, 2 trained 256x256 networks 1.1-1.3x faster (``benchmarks/RESULTS.md``)."""
 
+    @property
+    def eval_env(self) -> GymEnvConfig:
+        """The evaluation env: the training env's config (seeded apart by the harness)."""
+        return self.env
+
 
 def make_agent(config: Config, env: GymEnv) -> Dqn:
     """The agent, sized by ``env``."""
     return Dqn(config.agent, obs_dim=env.obs_dim, n_actions=env.n_actions, seed=config.trainer.seed)
 
 
-def train(config: Config, progress: bool = True, resume: bool = False) -> TrainResult:
+def train(config: Config, options: RunOptions | None = None) -> TrainResult:
     """Trains, saving into ``config.trainer.model_dir`` (continuing from its newest checkpoint with
-    ``resume``); returns the scores and step counts."""
-    return train_gym_example(config, lambda env: make_agent(config, env), progress, resume)
+    ``options.resume``); returns the scores and step counts."""
+    return train_online(config, lambda env: make_agent(config, env), options or RunOptions())
 
 
 def evaluate(config: Config, model_dir: Path) -> float:
     """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    return evaluate_gym_example(config, lambda env: make_agent(config, env), model_dir)
+    return evaluate_online(config, lambda env: make_agent(config, env), model_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,8 +24,8 @@ from typing import Any
 import attrs
 
 from border_py import NStepStepProcessorConfig, TrainResult
-from border_py.experiment import with_trainer
 from examples import dqn_cartpole, iqn_cartpole, sac_pendulum
+from examples.harness import RunOptions, with_trainer
 
 
 @attrs.frozen
@@ -55,7 +55,7 @@ def _example(example: ModuleType, **overrides: Any) -> Callable[[int, Path], tup
 
     def run(seed: int, model_dir: Path) -> tuple[TrainResult, float]:
         c = attrs.evolve(with_trainer(example.Config(), seed=seed, model_dir=str(model_dir)), **overrides)
-        return example.train(c, progress=False), example.evaluate(c, model_dir)
+        return example.train(c, RunOptions(progress=False)), example.evaluate(c, model_dir)
 
     return run
 

@@ -2,8 +2,8 @@
 
 Train, then evaluate the best model saved during training::
 
-    python examples/sac_pendulum.py --train --model-dir runs/sac_pendulum
-    python examples/sac_pendulum.py --eval --model-dir runs/sac_pendulum
+    python -m examples.sac_pendulum --train --model-dir runs/sac_pendulum
+    python -m examples.sac_pendulum --eval --model-dir runs/sac_pendulum
 
 Training writes ``model_dir/config.yaml``, ``model_dir/best/`` (the best greedy evaluation so far),
 ``model_dir/<opt_steps>/`` every ``save_interval`` opt steps and TensorBoard event files in
@@ -31,7 +31,7 @@ from border_py import (
 )
 from border_py.agents import Sac, SacConfig
 from border_py.envs import GymEnv
-from border_py.experiment import evaluate_gym_example, run_example, train_gym_example
+from examples.harness import RunOptions, evaluate_online, run_example, train_online
 
 
 @attrs.frozen(kw_only=True)
@@ -66,21 +66,26 @@ class Config:
     """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; on an
     otherwise idle 2-core machine, 2 trained 256x256 networks 1.1-1.3x faster (``benchmarks/RESULTS.md``)."""
 
+    @property
+    def eval_env(self) -> GymEnvConfig:
+        """The evaluation env: the training env's config (seeded apart by the harness)."""
+        return self.env
+
 
 def make_agent(config: Config, env: GymEnv) -> Sac:
     """The agent, sized by ``env`` and bounded by its Box action space."""
     return Sac(config.agent, env.obs_dim, *env.action_bounds, seed=config.trainer.seed)
 
 
-def train(config: Config, progress: bool = True, resume: bool = False) -> TrainResult:
+def train(config: Config, options: RunOptions | None = None) -> TrainResult:
     """Trains, saving into ``config.trainer.model_dir`` (continuing from its newest checkpoint with
-    ``resume``); returns the scores and step counts."""
-    return train_gym_example(config, lambda env: make_agent(config, env), progress, resume)
+    ``options.resume``); returns the scores and step counts."""
+    return train_online(config, lambda env: make_agent(config, env), options or RunOptions())
 
 
 def evaluate(config: Config, model_dir: Path) -> float:
     """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    return evaluate_gym_example(config, lambda env: make_agent(config, env), model_dir)
+    return evaluate_online(config, lambda env: make_agent(config, env), model_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

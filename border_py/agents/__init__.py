@@ -1,6 +1,7 @@
 """Agents on PyTorch. Each has the same layout: config, model, losses (pure tensor functions, tested by
-hand-computed values), agent (networks, optimisers, targets, ``opt``). DQN and IQN share the explorers of
-:mod:`border_py.agents.explorers`."""
+hand-computed values), agent (networks, optimisers, targets, ``opt``). They are built from
+:mod:`border_py.agents.toolkit` (public: a new agent uses it too); DQN and IQN share
+:mod:`border_py.agents.value_based` and the explorers of :mod:`border_py.agents.explorers`."""
 
 from border_py.agents.dqn import Dqn, DqnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig

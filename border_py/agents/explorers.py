@@ -12,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.config import positive_finite
+
 _unit = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
 
 
@@ -37,7 +39,7 @@ class SoftmaxConfig:
     """Boltzmann exploration: sample an action with probability ``softmax(q / temperature)``."""
 
     kind: Literal["softmax"] = "softmax"
-    temperature: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    temperature: float = attrs.field(default=1.0, validator=positive_finite)
     """In Q-value units: higher is more random."""
 
 

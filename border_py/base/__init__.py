@@ -1,7 +1,8 @@
 """The contract of border_py: protocols and small value types only (no torch).
 
 Read in the order of the data path: :mod:`env` and :mod:`step` (Env, Step), :mod:`policy`, :mod:`agent`,
-:mod:`step_processor`, :mod:`replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer),
+:mod:`step_processor`, :mod:`replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer,
+DatasetBuffer),
 :mod:`evaluator`, :mod:`recorder`, and :mod:`builder` (what the trainer needs of a config).
 """
 
@@ -11,7 +12,7 @@ from border_py.base.env import AnyEnv, Env, VecEnv
 from border_py.base.evaluator import Evaluator
 from border_py.base.policy import BatchPolicy, Policy
 from border_py.base.recorder import Recorder
-from border_py.base.replay_buffer import ExperienceBuffer, ReplayBuffer, TrainingBuffer
+from border_py.base.replay_buffer import DatasetBuffer, ExperienceBuffer, ReplayBuffer, TrainingBuffer
 from border_py.base.step import Step
 from border_py.base.step_processor import StepProcessor
 
@@ -20,6 +21,7 @@ __all__ = [
     "AnyEnv",
     "BatchPolicy",
     "Builder",
+    "DatasetBuffer",
     "Env",
     "Evaluator",
     "ExperienceBuffer",

@@ -63,3 +63,21 @@ class TrainingBuffer(ExperienceBuffer[I_contra], ReplayBuffer[B_co], Protocol[I_
     def load(self, path: Path) -> None:
         """Reads what ``save`` wrote into ``path``, replacing the contents (unchanged on an error)."""
         ...
+
+
+class DatasetBuffer(ReplayBuffer[B_co], Protocol[B_co]):
+    """The sample side alone, over a fixed dataset (border's ``ReplayBufferBase`` without the push side):
+    what an :class:`~border_py.trainer.OfflineTrainer` learns from.
+
+    The trainer saves its sampling state (RNG, counters; not the data, which never changes) into each
+    checkpoint and loads it back on resume, so that resumed training samples the batches the uninterrupted
+    run would have.
+    """
+
+    def save(self, path: Path) -> list[Path]:
+        """Writes the sampling state into the existing directory ``path``; returns the files."""
+        ...
+
+    def load(self, path: Path) -> None:
+        """Reads what ``save`` wrote into ``path`` (unchanged on an error)."""
+        ...

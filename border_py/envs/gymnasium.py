@@ -1,10 +1,11 @@
-"""``GymEnv``: a Gymnasium env behind the :class:`~border_py.base.Env` protocol."""
+"""``GymEnv``: a Gymnasium env behind the :class:`~border_py.base.Env` protocol, and the checks it shares
+with :class:`~border_py.envs.gym_vector.GymVecEnv`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 import gymnasium as gym
@@ -22,9 +23,10 @@ Act = npt.NDArray[Any]
 
 # Records are immutable: the steps that end no episode share one empty record.
 _NO_RECORD = Record()
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def _checked_action(space: gym.Space[Any], act: Act, name: str) -> Any:
+def checked_action(space: gym.Space[Any], act: Act, name: str) -> Any:
     """``act`` as the env takes it; ``ValueError`` (naming the env) when it is outside ``space``."""
     if isinstance(space, gym.spaces.Discrete):
         a = int(act)
@@ -42,14 +44,56 @@ def _checked_action(space: gym.Space[Any], act: Act, name: str) -> Any:
     return a_box
 
 
-def _supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[Any]) -> None:
+def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[Any]) -> None:
+    """Refuses the spaces border_py's agents cannot act in.
+
+    Raises:
+        TypeError: the observation space is not a Box, or the action space neither Discrete nor Box.
+    """
     if not isinstance(obs_space, gym.spaces.Box):
         raise TypeError(f"{name}: only Box observation spaces are supported, got {obs_space}")
     if not isinstance(act_space, gym.spaces.Discrete | gym.spaces.Box):
         raise TypeError(f"{name}: only Discrete and Box action spaces are supported, got {act_space}")
 
 
-class _SpaceInfo:
+def checked_obs(obs: Any, shape: tuple[int, ...], name: str, what: str, env_step: int) -> Obs:
+    """``obs`` as float32, checked against the declared ``shape`` and for NaN and infinity after the cast
+    (a finite float64 can overflow float32).
+
+    Raises:
+        ValueError: the message names the env, ``what`` (the observation, a sub-env's final one) and the
+            env step, with the actual and declared shapes.
+    """
+    out = np.asarray(obs)
+    if out.dtype != np.float32:
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as an error
+            out = out.astype(np.float32)
+    if out.shape != shape:
+        raise ValueError(
+            f"{name}: {what} at env step {env_step} has shape {out.shape}, but the observation space "
+            f"declares {shape}"
+        )
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name}: {what} at env step {env_step} is not finite (as float32): {out}")
+    return out
+
+
+def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **options: Any) -> Any:
+    """``make(name, **options, **kwargs)`` (``gymnasium.make`` or ``make_vec``), with errors that name the
+    config field at fault.
+
+    Raises:
+        ValueError: ``name`` is not a registered env (``name``), or the env refuses ``kwargs``.
+    """
+    try:
+        return make(name, **options, **kwargs)
+    except gym.error.Error as exc:
+        raise ValueError(f"env name {name!r}: {exc}") from exc
+    except TypeError as exc:
+        raise ValueError(f"env kwargs {kwargs!r} are not accepted by {name}: {exc}") from exc
+
+
+class SpaceInfo:
     """What agents are built from: ``n_actions``, ``action_bounds`` and ``obs_dim``, read from
     ``action_space`` and ``observation_space`` (those of one sub-env for a vector env)."""
 
@@ -111,12 +155,13 @@ class GymEnvConfig:
         return GymEnv(self, seed)
 
 
-class GymEnv(_SpaceInfo):
+class GymEnv(SpaceInfo):
     """Adapts ``gymnasium.make(config.name)``: float32 observations, terminated and truncated kept apart,
     automatic reset at an episode end, and records of each episode's return and length.
 
-    Raises ``ValueError`` on an observation or reward that is NaN or infinite (naming the env step), and on
-    an action outside the action space.
+    Raises ``ValueError`` when the env's name or kwargs are refused by Gymnasium (naming them), on an
+    observation whose shape differs from the observation space's, on an observation or reward that is NaN
+    or infinite once cast to float32 (naming the env step), and on an action outside the action space.
 
     Args:
         config: which env and how.
@@ -126,13 +171,14 @@ class GymEnv(_SpaceInfo):
     def __init__(self, config: GymEnvConfig, seed: int) -> None:
         self.config = config
         self.seed = seed
-        self.env: gym.Env[Any, Any] = gym.make(
-            config.name, max_episode_steps=config.max_episode_steps, **config.kwargs
+        self.env: gym.Env[Any, Any] = make_gym(
+            config.name, config.kwargs, gym.make, max_episode_steps=config.max_episode_steps
         )
-        _supported_spaces(config.name, self.env.observation_space, self.env.action_space)
+        supported_spaces(config.name, self.env.observation_space, self.env.action_space)
         self.name = config.name
         self.action_space = self.env.action_space
         self.observation_space = self.env.observation_space
+        self._obs_shape = self.observation_space.shape or ()
         self.action_space.seed(seed)
         self._seeded = False
         self._env_steps = 0
@@ -141,12 +187,7 @@ class GymEnv(_SpaceInfo):
         self._episode_length = 0
 
     def _obs(self, obs: Any) -> Obs:
-        out = np.asarray(obs, dtype=np.float32)
-        if not np.isfinite(out).all():
-            raise ValueError(
-                f"{self.config.name}: observation at env step {self._env_steps} is not finite: {out}"
-            )
-        return out
+        return checked_obs(obs, self._obs_shape, self.name, "observation", self._env_steps)
 
     def _reset(self, seed: int | None) -> Obs:
         # A reset with seed None draws from the env's RNG: keep its state to start this episode again.
@@ -168,16 +209,17 @@ class GymEnv(_SpaceInfo):
         return self._reset(ix)
 
     def _check_act(self, act: Act) -> Any:
-        return _checked_action(self.action_space, act, self.config.name)
+        return checked_action(self.action_space, act, self.config.name)
 
     def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
         obs, reward, terminated, truncated, info = self.env.step(self._check_act(act))
         self._env_steps += 1
         reward = float(reward)
-        if not math.isfinite(reward):
+        if not (math.isfinite(reward) and abs(reward) <= _FLOAT32_MAX):
             raise ValueError(
-                f"{self.config.name}: reward at env step {self._env_steps} is not finite: {reward}"
+                f"{self.config.name}: reward at env step {self._env_steps} is not finite as a float32 "
+                f"(the replay buffer's type): {reward}"
             )
         self._episode_return += reward
         self._episode_length += 1
@@ -234,174 +276,4 @@ class GymEnv(_SpaceInfo):
 
     def close(self) -> None:
         """Closes the Gymnasium env."""
-        self.env.close()
-
-
-@attrs.frozen(kw_only=True)
-class GymVecEnvConfig:
-    """Config of :class:`GymVecEnv`: ``num_envs`` copies of a Gymnasium env in one vector env.
-
-    Example:
-        >>> env = GymVecEnvConfig(name="CartPole-v1", num_envs=4).build(seed=0)
-        >>> len(env.reset())
-        4
-    """
-
-    name: str = attrs.field(validator=attrs.validators.min_len(1))
-    """The Gymnasium id, e.g. ``CartPole-v1``."""
-    num_envs: int = attrs.field(validator=attrs.validators.gt(0))
-    """How many sub-envs; each call of the sampler takes one step in every one of them."""
-    mode: Literal["sync", "async"] = attrs.field(
-        default="sync", validator=attrs.validators.in_(("sync", "async"))
-    )
-    """``sync``: the sub-envs step one after another in this process (best for cheap envs such as the
-    classic-control ones); ``async``: each in its own process (for envs whose step costs more than the
-    inter-process round trip, about 50 us)."""
-    max_episode_steps: int | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
-    )
-    """In env steps of one sub-env: truncate episodes after this many; ``None`` keeps the registered
-    limit."""
-    kwargs: dict[str, Any] = attrs.field(factory=dict)
-    """Extra keyword arguments of ``gymnasium.make`` for each sub-env."""
-
-    def build(self, seed: int) -> GymVecEnv:
-        """Makes the vector env; sub-env ``i``'s first reset is seeded with ``seed + i``."""
-        env = gym.make_vec(
-            self.name,
-            num_envs=self.num_envs,
-            vectorization_mode=self.mode,
-            vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
-            max_episode_steps=self.max_episode_steps,
-            **self.kwargs,
-        )
-        return GymVecEnv(env, seed, self.name)
-
-
-class GymVecEnv(_SpaceInfo):
-    """Adapts a Gymnasium vector env to :class:`~border_py.base.VecEnv`: one float32 observation and one
-    :class:`~border_py.base.Step` per sub-env, with the final observation of an ended episode in
-    ``Step.obs`` and the first one of the next in ``Step.init_obs``, and a record per ended episode.
-
-    The vector env must reset its sub-envs in the same step (``AutoresetMode.SAME_STEP``, as
-    :class:`GymVecEnvConfig` builds it): with the default next-step reset the step after an episode end
-    is a reset that takes no action, which would be a transition that never happened. ``Step.info`` is
-    empty: Gymnasium's vector infos are not split per sub-env.
-
-    Raises ``ValueError`` on an observation or reward that is NaN or infinite (naming the sub-env and the
-    env step) and on an action outside the action space.
-
-    Args:
-        env: the vector env (sub-envs with Box observations and Discrete or Box actions).
-        seed: seeds the first reset (sub-env ``i`` with ``seed + i``).
-        name: names the env in errors.
-    """
-
-    def __init__(self, env: gym.vector.VectorEnv[Any, Any, Any], seed: int, name: str) -> None:
-        mode = env.metadata.get("autoreset_mode")
-        if mode != gym.vector.AutoresetMode.SAME_STEP:
-            raise ValueError(
-                f"{name}: the vector env resets with {mode}; border_py needs AutoresetMode.SAME_STEP "
-                "(gymnasium.make_vec(..., vector_kwargs={'autoreset_mode': AutoresetMode.SAME_STEP}))"
-            )
-        _supported_spaces(name, env.single_observation_space, env.single_action_space)
-        self.env = env
-        self.seed = seed
-        self.name = name
-        self.action_space = env.single_action_space
-        self.observation_space = env.single_observation_space
-        self._n = int(env.num_envs)
-        self._seeded = False
-        self._env_steps = 0
-        self._returns = np.zeros(self._n)
-        self._lengths = np.zeros(self._n, dtype=np.int64)
-
-    @property
-    def num_envs(self) -> int:
-        """The number of sub-envs."""
-        return self._n
-
-    def _obs(self, obs: Any, what: str) -> Obs:
-        out = np.asarray(obs, dtype=np.float32)
-        if not np.isfinite(out).all():
-            raise ValueError(f"{self.name}: {what} at env step {self._env_steps} is not finite: {out}")
-        return out
-
-    def reset(self) -> list[Obs]:
-        """Starts an episode in every sub-env: the first call seeded with the build seed, later ones
-        continuing each sub-env's RNG."""
-        obs, _ = self.env.reset(seed=None if self._seeded else self.seed)
-        self._seeded = True
-        self._returns[:], self._lengths[:] = 0.0, 0
-        return list(self._obs(obs, "observation"))
-
-    def _actions(self, acts: Sequence[Act]) -> npt.NDArray[Any]:
-        if len(acts) != self._n:
-            raise ValueError(f"{self.name}: {len(acts)} actions for {self._n} sub-envs")
-        space = self.action_space
-        if isinstance(space, gym.spaces.Discrete):
-            batch = np.asarray(acts, dtype=np.int64).reshape(self._n)
-            bad = (batch < space.start) | (batch >= space.start + space.n)
-        else:
-            assert isinstance(space, gym.spaces.Box)
-            batch = np.asarray(acts, dtype=space.dtype)
-            if batch.shape[1:] != space.shape:
-                raise ValueError(
-                    f"{self.name}: action shape {batch.shape[1:]} != action space shape {space.shape}"
-                )
-            bad = ((batch < space.low) | (batch > space.high)).reshape(self._n, -1).any(axis=1)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{self.name}: action {batch[i]} of sub-env {i} outside {space}")
-        return batch
-
-    def step(self, acts: Sequence[Act]) -> tuple[list[Step[Obs, Act]], list[Record]]:
-        """Steps every sub-env; an ended episode's sub-env has already reset (``Step.init_obs``)."""
-        obs, reward, terminated, truncated, info = self.env.step(self._actions(acts))
-        self._env_steps += self._n
-        obs = self._obs(obs, "observation")
-        rewards = np.asarray(reward, dtype=np.float64)
-        if not np.isfinite(rewards).all():
-            raise ValueError(f"{self.name}: reward at env step {self._env_steps} is not finite: {rewards}")
-        self._returns += rewards
-        self._lengths += 1
-        done = np.logical_or(terminated, truncated)
-        steps: list[Step[Obs, Act]] = []
-        records: list[Record] = []
-        for i in range(self._n):
-            if done[i]:
-                records.append(
-                    Record(
-                        {
-                            "env/episode_return": float(self._returns[i]),
-                            "env/episode_length": int(self._lengths[i]),
-                        }
-                    )
-                )
-                self._returns[i], self._lengths[i] = 0.0, 0
-                final_obs = self._obs(info["final_obs"][i], f"final observation of sub-env {i}")
-                steps.append(
-                    Step(
-                        act=acts[i],
-                        obs=final_obs,
-                        reward=float(rewards[i]),
-                        is_terminated=bool(terminated[i]),
-                        is_truncated=bool(truncated[i]),
-                        init_obs=obs[i],
-                    )
-                )
-            else:
-                steps.append(
-                    Step(
-                        act=acts[i],
-                        obs=obs[i],
-                        reward=float(rewards[i]),
-                        is_terminated=False,
-                        is_truncated=False,
-                    )
-                )
-        return steps, records
-
-    def close(self) -> None:
-        """Closes the vector env (and the sub-env processes in ``async`` mode)."""
         self.env.close()

@@ -15,7 +15,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from border_py.agents._mode import TrainEvalMode
+from border_py.agents.toolkit import TrainEvalMode
 from border_py.base.env import AnyEnv
 from border_py.base.policy import Policy
 from border_py.base.replay_buffer import ReplayBuffer, TrainingBuffer
@@ -186,6 +186,58 @@ class ListBufferConfig:
     def build(self, seed: int) -> ListBuffer:
         """Builds an empty buffer."""
         return ListBuffer()
+
+
+class ListDataset:
+    """A fixed dataset of ``n_items`` :class:`FakeItem` s (item ``i`` has ``obs = i``); ``batch(n)`` draws
+    ``n`` of them with a seeded RNG, whose state ``save`` writes (the sample side alone, for
+    :class:`~border_py.trainer.OfflineTrainer`).
+
+    Attributes:
+        drawn: the ``obs`` of every item drawn so far, in order.
+    """
+
+    def __init__(self, n_items: int, seed: int) -> None:
+        self.items = [
+            FakeItem(obs=i, act=0, next_obs=i + 1, is_terminated=False, is_truncated=False)
+            for i in range(n_items)
+        ]
+        self._rng = np.random.default_rng(seed)
+        self.drawn: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def batch(self, size: int) -> list[FakeItem]:
+        """``size`` items drawn uniformly with replacement."""
+        batch = [self.items[i] for i in self._rng.integers(0, len(self.items), size)]
+        self.drawn.extend(item.obs for item in batch)
+        return batch
+
+    def update_priority(self, indices: npt.NDArray[np.int64], td_errors: npt.NDArray[np.float32]) -> None:
+        """Does nothing."""
+
+    def save(self, path: Path) -> list[Path]:
+        """Writes the RNG state to ``list_dataset.json``."""
+        file = path / "list_dataset.json"
+        file.write_text(json.dumps(self._rng.bit_generator.state))
+        return [file]
+
+    def load(self, path: Path) -> None:
+        """Reads ``list_dataset.json``."""
+        self._rng.bit_generator.state = json.loads((path / "list_dataset.json").read_text())
+
+
+@attrs.frozen(kw_only=True)
+class ListDatasetConfig:
+    """Config of :class:`ListDataset`."""
+
+    n_items: int = attrs.field(default=20, validator=attrs.validators.ge(0))
+    """How many items the dataset holds."""
+
+    def build(self, seed: int) -> ListDataset:
+        """Builds the dataset; its sampling is seeded with ``seed``."""
+        return ListDataset(self.n_items, seed)
 
 
 class ConstantPolicy:

@@ -52,12 +52,12 @@ def test_td_loss_values() -> None:
 
 
 def _linear_agent(batch_size: int = 1) -> Dqn:
-    """A Q-net with no hidden layer, zero weights and biases (1, 2): Q(s, .) = (1, 2) for every s."""
-    config = DqnConfig(hidden=(), batch_size=batch_size, loss="mse", lr=1e-3)
+    """A Q-net whose output layer has zero weights and biases (1, 2): Q(s, .) = (1, 2) for every s."""
+    config = DqnConfig(hidden=(3,), batch_size=batch_size, loss="mse", lr=1e-3)
     agent = Dqn(config, obs_dim=4, n_actions=2, seed=0)
     with torch.no_grad():
-        for net in (agent.qnet, agent.qnet_tgt):
-            linear = net.net[0]
+        for net in (agent.net, agent.net_tgt):
+            linear = net.net[-1]
             assert isinstance(linear, torch.nn.Linear)
             linear.weight.zero_()
             linear.bias.copy_(torch.tensor([1.0, 2.0]))
@@ -92,7 +92,7 @@ def test_opt_reads_each_transitions_discount_from_the_batch() -> None:
 def test_dueling_head_is_value_plus_centred_advantage() -> None:
     agent = Dqn(DqnConfig(hidden=(8,), dueling=True), obs_dim=4, n_actions=3, seed=0)
     x = torch.randn(5, 4)
-    net = agent.qnet
+    net = agent.net
     h = net.net(x)
     adv, value = net.advantage(h), net.value(h)
     torch.testing.assert_close(net(x), value + adv - adv.mean(dim=1, keepdim=True))
@@ -114,9 +114,9 @@ def test_dueling_dqn_learns_on_a_fixed_batch() -> None:
     assert np.mean(values[-10:]) < 0.2 * np.mean(values[:10])
 
 
-def test_a_dueling_network_needs_a_hidden_layer() -> None:
-    with pytest.raises(ValueError, match="dueling"):
-        Dqn(DqnConfig(hidden=(), dueling=True), obs_dim=4, n_actions=2, seed=0)
+def test_a_network_without_a_hidden_layer_is_refused_naming_the_field() -> None:
+    with pytest.raises(ValueError, match="'hidden' must list at least one hidden layer"):
+        DqnConfig(hidden=(), dueling=True)
 
 
 def test_opt_record_keys_and_finite_values() -> None:
@@ -149,19 +149,19 @@ def test_opt_reduces_the_loss_on_a_fixed_batch() -> None:
 def test_hard_target_update_copies_every_interval() -> None:
     agent = Dqn(DqnConfig(batch_size=8, target_update_interval=3), obs_dim=4, n_actions=2, seed=0)
     buffer, x = _buffer(8), torch.randn(5, 4)
-    initial = agent.qnet_tgt(x).detach().clone()
+    initial = agent.net_tgt(x).detach().clone()
     agent.opt(buffer)
     agent.opt(buffer)
-    assert torch.equal(agent.qnet_tgt(x), initial)  # not yet
+    assert torch.equal(agent.net_tgt(x), initial)  # not yet
     agent.opt(buffer)
-    assert torch.equal(agent.qnet_tgt(x), agent.qnet(x))
+    assert torch.equal(agent.net_tgt(x), agent.net(x))
 
 
 def test_polyak_target_update() -> None:
     agent = Dqn(DqnConfig(batch_size=8, tau=0.25), obs_dim=4, n_actions=2, seed=0)
-    old_tgt = [p.detach().clone() for p in agent.qnet_tgt.parameters()]
+    old_tgt = [p.detach().clone() for p in agent.net_tgt.parameters()]
     agent.opt(_buffer(8))
-    for p_tgt, p, old in zip(agent.qnet_tgt.parameters(), agent.qnet.parameters(), old_tgt, strict=True):
+    for p_tgt, p, old in zip(agent.net_tgt.parameters(), agent.net.parameters(), old_tgt, strict=True):
         torch.testing.assert_close(p_tgt, 0.75 * old + 0.25 * p.detach())
 
 
@@ -188,7 +188,7 @@ def test_eval_mode_is_greedy_and_deterministic_even_with_full_exploration() -> N
     )
     obs = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
     agent.eval()
-    greedy = [int(agent.qnet(torch.from_numpy(o)).argmax()) for o in obs]
+    greedy = [int(agent.net(torch.from_numpy(o)).argmax()) for o in obs]
     assert [int(agent.sample(o)) for o in obs] == greedy
     assert [int(agent.sample(o)) for o in obs] == greedy
     assert isinstance(agent.explorer, EpsilonGreedy)
@@ -205,9 +205,11 @@ def test_epsilon_schedule_is_linear_in_env_steps() -> None:
 
 
 def test_softmax_explorer_samples_by_q_values() -> None:
-    agent = Dqn(DqnConfig(hidden=(), explorer=SoftmaxConfig(temperature=1.0)), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(
+        DqnConfig(hidden=(3,), explorer=SoftmaxConfig(temperature=1.0)), obs_dim=4, n_actions=2, seed=0
+    )
     with torch.no_grad():
-        linear = agent.qnet.net[0]
+        linear = agent.net.net[-1]
         assert isinstance(linear, torch.nn.Linear)
         linear.weight.zero_()
         linear.bias.copy_(torch.tensor([0.0, float(np.log(3.0))]))  # softmax = (0.25, 0.75)
@@ -231,7 +233,7 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     assert [int(agent.sample(o)) for o in obs] == [int(loaded.sample(o)) for o in obs]
     assert loaded.opt_steps == 20
     x = torch.from_numpy(obs)
-    assert torch.equal(loaded.qnet_tgt(x), agent.qnet_tgt(x))
+    assert torch.equal(loaded.net_tgt(x), agent.net_tgt(x))
     # The optimiser state came along: the next step is the same for both.
     agent.train()
     loaded.train()
@@ -239,7 +241,7 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     assert record is not None
     assert loaded_record is not None
     assert record["train/loss"] == loaded_record["train/loss"]
-    assert torch.equal(loaded.qnet(x), agent.qnet(x))
+    assert torch.equal(loaded.net(x), agent.net(x))
 
 
 @pytest.mark.parametrize("explorer", [EpsilonGreedyConfig(final_step=100), SoftmaxConfig()])

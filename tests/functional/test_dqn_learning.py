@@ -10,8 +10,8 @@ import pytest
 
 from border_py import DefaultEvaluatorConfig, NStepStepProcessorConfig
 from border_py.checkpoint import load_meta
-from border_py.experiment import with_trainer
 from examples import dqn_cartpole
+from examples.harness import RunOptions, with_trainer
 
 
 def _config(tmp_path: Path, seed: int, n_steps: int = 1) -> dqn_cartpole.Config:
@@ -28,7 +28,7 @@ def test_short_dqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
         with_trainer(config, max_opts=5_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
-    best = dqn_cartpole.train(config, progress=False).best_score
+    best = dqn_cartpole.train(config, RunOptions(progress=False)).best_score
     assert best >= 150.0
     assert load_meta(tmp_path / "best")["score"] == best
     # The saved best model reproduces its score.
@@ -44,7 +44,7 @@ def test_dqn_solves_cartpole_and_3_step_returns_need_no_more_env_steps(tmp_path:
     for n_steps in (1, 3):
         for seed in (0, 1, 2):
             config = _config(tmp_path / f"n{n_steps}_seed{seed}", seed, n_steps)
-            result = dqn_cartpole.train(config, progress=False)
+            result = dqn_cartpole.train(config, RunOptions(progress=False))
             to_475[n_steps].append(result.env_steps_to_reach(475.0))
             if n_steps == 1:
                 assert result.best_score >= 475.0

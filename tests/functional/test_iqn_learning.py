@@ -9,8 +9,8 @@ import attrs
 import pytest
 
 from border_py import DefaultEvaluatorConfig
-from border_py.experiment import with_trainer
 from examples import iqn_cartpole
+from examples.harness import RunOptions, with_trainer
 
 
 def _config(tmp_path: Path, seed: int) -> iqn_cartpole.Config:
@@ -25,7 +25,7 @@ def test_short_iqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
         with_trainer(config, max_opts=3_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
-    best = iqn_cartpole.train(config, progress=False).best_score
+    best = iqn_cartpole.train(config, RunOptions(progress=False)).best_score
     assert best >= 100.0
     assert iqn_cartpole.evaluate(config, tmp_path) == best
 
@@ -37,7 +37,7 @@ def test_iqn_solves_cartpole_within_50k_env_steps(tmp_path: Path) -> None:
     bests = []
     for seed in (0, 1, 2):
         config = _config(tmp_path / f"seed{seed}", seed)
-        result = iqn_cartpole.train(config, progress=False)
+        result = iqn_cartpole.train(config, RunOptions(progress=False))
         assert result.env_steps <= 50_000
         assert iqn_cartpole.evaluate(config, tmp_path / f"seed{seed}") == result.best_score
         bests.append(result.best_score)

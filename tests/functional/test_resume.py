@@ -7,7 +7,6 @@ so the env, the n-step processor's pending rewards, the buffer and every RNG mus
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,11 +25,12 @@ from border_py import (
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, Iqn, IqnConfig, Sac, SacConfig
 from border_py.base.agent import Agent
-from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint
+from border_py.checkpoint import latest_checkpoint
 from border_py.envs import Act, GymEnv, Obs
 from border_py.recorders import BufferedRecorder
 from border_py.replay_buffer.transition import TransitionBatch
 from border_py.seeding import seed_everything
+from border_py.trainer.state import read_trainer_state
 
 MakeAgent = Callable[[GymEnv], Agent[Obs, Act, TransitionBatch]]
 
@@ -70,7 +70,7 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
 
 
 def _train(
-    case: str, max_opts: int, model_dir: Path, resume_from: Path | None = None
+    case: str, max_opts: int, model_dir: Path, resume_from: Path | None = None, checkpoint_buffer: bool = True
 ) -> tuple[Agent[Obs, Act, TransitionBatch], TrainResult, BufferedRecorder]:
     env_name, make_agent, per = CASES[case]
     config = TrainerConfig(
@@ -81,7 +81,7 @@ def _train(
         save_interval=120,
         model_dir=str(model_dir),
         seed=5,
-        checkpoint_buffer=True,
+        checkpoint_buffer=checkpoint_buffer,
     )
     buffer = SimpleReplayBufferConfig(capacity=500, per=PerConfig(n_opts_final=200) if per else None)
     trainer = Trainer(config, GymEnvConfig(name=env_name), NStepStepProcessorConfig(n_steps=3), buffer)
@@ -115,8 +115,7 @@ def test_n_plus_resume_plus_n_equals_2n(case: str, tmp_path: Path) -> None:
     assert first_result.opt_steps == 120
     checkpoint = latest_checkpoint(tmp_path / "split")
     assert checkpoint == tmp_path / "split" / "120"
-    with (checkpoint / TRAINER_STATE_FILE).open("rb") as f:
-        sampler_state = pickle.load(f)["sampler"]
+    sampler_state = read_trainer_state(checkpoint, "online")["source"]["sampler"]
     assert len(sampler_state["actions"]) > 0  # the checkpoint is mid-episode: the replay path is exercised
 
     seed_everything(123)  # a fresh process would not share the first run's global RNG states
@@ -135,12 +134,8 @@ def test_n_plus_resume_plus_n_equals_2n(case: str, tmp_path: Path) -> None:
 def test_resume_without_the_buffer_differs_so_the_exact_test_can_fail(tmp_path: Path) -> None:
     torch.set_num_threads(1)
     whole, _, _ = _train("dqn-per-3step", 240, tmp_path / "whole")
-    _train("dqn-per-3step", 120, tmp_path / "split")
-    (tmp_path / "split" / "120" / "replay_buffer.npz").unlink()
-    state_file = tmp_path / "split" / "120" / TRAINER_STATE_FILE
-    state = pickle.loads(state_file.read_bytes())
-    state["buffer_saved"] = False
-    state_file.write_bytes(pickle.dumps(state))
+    _train("dqn-per-3step", 120, tmp_path / "split", checkpoint_buffer=False)
+    assert not (tmp_path / "split" / "120" / "replay_buffer.npz").exists()
 
     resumed, result, _ = _train(
         "dqn-per-3step", 240, tmp_path / "split", resume_from=tmp_path / "split" / "120"

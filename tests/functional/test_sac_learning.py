@@ -9,8 +9,8 @@ import attrs
 import pytest
 
 from border_py import DefaultEvaluatorConfig
-from border_py.experiment import with_trainer
 from examples import sac_pendulum
+from examples.harness import RunOptions, with_trainer
 
 
 def _config(tmp_path: Path, seed: int) -> sac_pendulum.Config:
@@ -25,7 +25,7 @@ def test_short_sac_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
         with_trainer(config, max_opts=3_000, eval_interval=500, save_interval=None),
         evaluator=DefaultEvaluatorConfig(n_episodes=5),
     )
-    best = sac_pendulum.train(config, progress=False).best_score
+    best = sac_pendulum.train(config, RunOptions(progress=False)).best_score
     assert best >= -400.0
     assert sac_pendulum.evaluate(config, tmp_path) == best
 
@@ -37,7 +37,7 @@ def test_sac_reaches_minus_200_on_pendulum_within_20k_env_steps(tmp_path: Path) 
     bests = []
     for seed in (0, 1, 2):
         config = _config(tmp_path / f"seed{seed}", seed)
-        result = sac_pendulum.train(config, progress=False)
+        result = sac_pendulum.train(config, RunOptions(progress=False))
         assert result.env_steps <= 20_000
         assert sac_pendulum.evaluate(config, tmp_path / f"seed{seed}") == result.best_score
         bests.append(result.best_score)

@@ -115,7 +115,8 @@ def test_a_kill_during_a_save_keeps_earlier_saves_and_resume_ends_as_an_unkilled
     resumed = _example("--resume", "--model-dir", str(killed_dir))
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming from {killed_dir / '20'}" in resumed.stdout
-    assert not any(p.name.startswith(".") for p in killed_dir.iterdir())  # the leftover was cleaned up
+    leftovers = [p.name for p in killed_dir.iterdir() if p.name.startswith(".") and p.name != ".lock"]
+    assert leftovers == []  # the half-written save was cleaned up
 
     whole = _example("--train", "--config", str(config), "--model-dir", str(whole_dir))
     assert whole.returncode == 0, whole.stderr
@@ -168,7 +169,7 @@ def test_a_kill_between_the_renames_of_best_keeps_it_loadable_and_resume_repairs
         FakeAgent(), BufferedRecorder(), ScriptedEvaluator([2.0, 1.0]), resume_from=checkpoint
     )
     assert result.opt_steps == 8
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["2", "4", "6", "8", "best"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "2", "4", "6", "8", "best"]
     assert load_meta(tmp_path / "best")["score"] == 2.0  # the new best of opt 4 (score 2.0 beats 1.0)
 
 

@@ -3,21 +3,48 @@
 from __future__ import annotations
 
 import errno
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from border_py.checkpoint import (
     TRAINER_STATE_FILE,
+    checkpoint_problem,
     ensure_writable_dir,
     latest_checkpoint,
     load_meta,
     periodic_checkpoints,
     prune_checkpoints,
     recover_model_dir,
+    remove_checkpoint,
     resolve_saved,
     save_checkpoint,
+    skipped_checkpoints,
 )
+
+
+def _meta(**fields: Any) -> dict[str, Any]:
+    return {"opt_steps": 0, "env_steps": 0, "score": None, **fields}
+
+
+def _dead_pid() -> int:
+    """The PID of a process that has exited (and been reaped)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+@pytest.fixture
+def live_pid() -> Iterator[int]:
+    """The PID of another process that is alive while the test runs."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield process.pid
+    process.kill()
+    process.wait()
 
 
 def _writer(payload: str, fail: bool = False, name: str = "params.txt"):  # type: ignore[no-untyped-def]
@@ -33,23 +60,24 @@ def _writer(payload: str, fail: bool = False, name: str = "params.txt"):  # type
 
 def _checkpoint(model_dir: Path, opt_steps: int) -> Path:
     path = model_dir / str(opt_steps)
-    save_checkpoint(path, {"opt_steps": opt_steps}, [_writer("x"), _writer("s", name=TRAINER_STATE_FILE)])
+    save_checkpoint(path, _meta(opt_steps=opt_steps), [_writer("x"), _writer("s", name=TRAINER_STATE_FILE)])
     return path
 
 
 def test_save_replaces_the_directory_and_writes_meta_last(tmp_path: Path) -> None:
-    save_checkpoint(tmp_path / "best", {"score": 1.0}, [_writer("one")])
-    files = save_checkpoint(tmp_path / "best", {"score": 2.0}, [_writer("two"), _writer("b", name="b.txt")])
+    save_checkpoint(tmp_path / "best", _meta(score=1.0), [_writer("one")])
+    files = save_checkpoint(tmp_path / "best", _meta(score=2.0), [_writer("two"), _writer("b", name="b.txt")])
     assert (tmp_path / "best" / "params.txt").read_text() == "two"
     assert load_meta(tmp_path / "best")["score"] == 2.0
     assert [p.name for p in files] == ["params.txt", "b.txt", "meta.yaml"]
+    assert load_meta(tmp_path / "best")["files"] == ["b.txt", "params.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["best"]  # no temporaries left
 
 
 def test_disk_full_during_a_save_names_it_and_leaves_the_previous_model_intact(tmp_path: Path) -> None:
-    save_checkpoint(tmp_path / "best", {"score": 1.0}, [_writer("good")])
+    save_checkpoint(tmp_path / "best", _meta(score=1.0), [_writer("good")])
     with pytest.raises(OSError, match=r"could not save .*best.*No space left.*intact") as info:
-        save_checkpoint(tmp_path / "best", {"score": 2.0}, [_writer("half", fail=True)])
+        save_checkpoint(tmp_path / "best", _meta(score=2.0), [_writer("half", fail=True)])
     assert info.value.errno == errno.ENOSPC
     assert (tmp_path / "best" / "params.txt").read_text() == "good"
     assert load_meta(tmp_path / "best")["score"] == 1.0
@@ -57,14 +85,15 @@ def test_disk_full_during_a_save_names_it_and_leaves_the_previous_model_intact(t
 
 
 def test_a_crash_between_the_two_renames_keeps_the_previous_best_loadable(tmp_path: Path) -> None:
-    save_checkpoint(tmp_path / "best", {"score": 1.0}, [_writer("good")])
+    save_checkpoint(tmp_path / "best", _meta(score=1.0), [_writer("good")])
     # What a kill after `best -> .best.old-<pid>` and before `.best.tmp-<pid> -> best` leaves behind.
-    (tmp_path / "best").rename(tmp_path / ".best.old-123")
-    (tmp_path / ".best.tmp-123").mkdir()
-    (tmp_path / ".best.tmp-123" / "params.txt").write_text("half")
+    pid = _dead_pid()
+    (tmp_path / "best").rename(tmp_path / f".best.old-{pid}")
+    (tmp_path / f".best.tmp-{pid}").mkdir()
+    (tmp_path / f".best.tmp-{pid}" / "params.txt").write_text("half")
 
     assert load_meta(resolve_saved(tmp_path / "best"))["score"] == 1.0  # read-only lookup
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".best.old-123", ".best.tmp-123"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f".best.old-{pid}", f".best.tmp-{pid}"]
     done = recover_model_dir(tmp_path)
     assert len(done) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["best"]
@@ -72,9 +101,10 @@ def test_a_crash_between_the_two_renames_keeps_the_previous_best_loadable(tmp_pa
 
 
 def test_recovery_removes_a_stale_aside_copy_when_the_new_one_landed(tmp_path: Path) -> None:
-    save_checkpoint(tmp_path / "best", {"score": 2.0}, [_writer("new")])
-    (tmp_path / ".best.old-7").mkdir()
-    (tmp_path / ".best.old-7" / "meta.yaml").write_text("score: 1.0\n")
+    save_checkpoint(tmp_path / "best", _meta(score=2.0), [_writer("new")])
+    stale = tmp_path / f".best.old-{_dead_pid()}"
+    stale.mkdir()
+    (stale / "meta.yaml").write_text("score: 1.0\n")
     recover_model_dir(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["best"]
     assert load_meta(tmp_path / "best")["score"] == 2.0
@@ -87,16 +117,56 @@ def test_latest_checkpoint_ignores_incomplete_and_non_numeric_directories(tmp_pa
     (tmp_path / "20").mkdir()  # no meta.yaml: a copy that never finished
     (tmp_path / "25").mkdir()
     (tmp_path / "25" / "meta.yaml").write_text("opt_steps: 25\n")  # no trainer state: a best-style dir
-    save_checkpoint(tmp_path / "best", {"score": 1.0}, [_writer("b")])
+    save_checkpoint(tmp_path / "best", _meta(score=1.0), [_writer("b")])
     (tmp_path / ".30.tmp-1").mkdir()
     assert latest_checkpoint(tmp_path) == tmp_path / "15"
     assert [p.name for p in periodic_checkpoints(tmp_path)] == ["5", "10", "15"]
+    skipped = skipped_checkpoints(tmp_path)
+    assert [p.name for p, _ in skipped] == ["25", "20"]
+    assert "trainer_state.json not found" in skipped[0][1]
+
+
+def test_a_checkpoint_missing_a_listed_file_is_incomplete_and_says_which(tmp_path: Path) -> None:
+    """What a kill in the middle of deleting a checkpoint file by file would leave (meta.yaml there, a file
+    gone): never taken for complete."""
+    _checkpoint(tmp_path, 5)
+    _checkpoint(tmp_path, 10)
+    (tmp_path / "10" / "params.txt").unlink()
+    assert (
+        checkpoint_problem(tmp_path / "10")
+        == f"{tmp_path / '10'} lacks ['params.txt'], which its meta.yaml lists"
+    )
+    assert latest_checkpoint(tmp_path) == tmp_path / "5"
+
+
+def test_removing_a_checkpoint_hides_it_before_deleting_so_a_crash_leaves_no_visible_half(
+    tmp_path: Path,
+) -> None:
+    _checkpoint(tmp_path, 5)
+    _checkpoint(tmp_path, 10)
+    # What a kill in the middle of remove_checkpoint leaves: the hidden name, partly deleted.
+    pid = _dead_pid()
+    (tmp_path / "5").rename(tmp_path / f".5.del-{pid}")
+    (tmp_path / f".5.del-{pid}" / "params.txt").unlink()
+    assert [p.name for p in periodic_checkpoints(tmp_path)] == ["10"]
+    assert recover_model_dir(tmp_path) == [f"removed the unfinished removal {tmp_path / f'.5.del-{pid}'}"]
+    remove_checkpoint(tmp_path / "10")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_recovery_leaves_the_hidden_directories_of_a_live_process_alone(
+    tmp_path: Path, live_pid: int
+) -> None:
+    (tmp_path / f".best.tmp-{live_pid}").mkdir()
+    (tmp_path / f".7.del-{live_pid}").mkdir()
+    assert recover_model_dir(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f".7.del-{live_pid}", f".best.tmp-{live_pid}"]
 
 
 def test_prune_keeps_the_newest_checkpoints_and_best(tmp_path: Path) -> None:
     for n in (100, 20, 3, 40):
         _checkpoint(tmp_path, n)
-    save_checkpoint(tmp_path / "best", {"score": 1.0}, [_writer("b")])
+    save_checkpoint(tmp_path / "best", _meta(score=1.0), [_writer("b")])
     removed = prune_checkpoints(tmp_path, keep=2)
     assert sorted(p.name for p in removed) == ["20", "3"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["100", "40", "best"]
@@ -109,7 +179,13 @@ def test_load_meta_of_an_incomplete_or_corrupt_directory_names_the_file(tmp_path
     with pytest.raises(FileNotFoundError, match=r"meta\.yaml not found"):
         load_meta(tmp_path / "x")
     (tmp_path / "x" / "meta.yaml").write_text("a: [1,\n")
-    with pytest.raises(ValueError, match=r"x/meta\.yaml is not valid YAML"):
+    with pytest.raises(ValueError, match=r"x/meta\.yaml is not readable YAML"):
+        load_meta(tmp_path / "x")
+    # Truncated mid-way: valid YAML, but not a whole meta.yaml.
+    (tmp_path / "x" / "meta.yaml").write_text("opt_steps: 20\nenv_steps: 4")
+    with pytest.raises(
+        ValueError, match=r"x/meta\.yaml is incomplete \(no \['score', 'files'\]\): truncated"
+    ):
         load_meta(tmp_path / "x")
 
 

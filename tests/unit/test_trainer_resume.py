@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import errno
+import json
 import os
 import pickle
 import signal
@@ -106,10 +108,21 @@ def test_resume_refuses_another_env_naming_the_field(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("damage", "error", "match"),
     [
-        ("truncate", ValueError, r"4/trainer_state\.pkl is not a readable training state"),
-        ("garbage", ValueError, r"4/trainer_state\.pkl is not a training state: expected the keys"),
-        ("format", ValueError, r"4/trainer_state\.pkl has format 99"),
-        ("delete", FileNotFoundError, r"4 is not a complete training checkpoint"),
+        ("truncate", ValueError, r"4/trainer_state\.json is not a readable training state"),
+        ("garbage", ValueError, r"4/trainer_state\.json is not a training state: expected the keys"),
+        ("format", ValueError, r"4/trainer_state\.json has format 99"),
+        (
+            "regime",
+            ValueError,
+            r"4/trainer_state\.json is a checkpoint of 'offline' training, not of 'online'",
+        ),
+        ("object-array", ValueError, r"arrays of dtype object are refused"),
+        ("short-array", ValueError, r"bytes do not make an array"),
+        (
+            "delete",
+            FileNotFoundError,
+            r"4 is not a complete training checkpoint: .*trainer_state\.json not found",
+        ),
     ],
 )
 def test_a_damaged_training_state_is_refused_naming_the_file(
@@ -117,13 +130,23 @@ def test_a_damaged_training_state_is_refused_naming_the_file(
 ) -> None:
     counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
     file = tmp_path / "4" / TRAINER_STATE_FILE
-    data = file.read_bytes()
+    data = file.read_text()
+    state = json.loads(data)
+    array = {"__ndarray__": base64.b64encode(b"\0" * 8).decode(), "dtype": "|O", "shape": [1]}
     if damage == "truncate":
-        file.write_bytes(data[: len(data) // 2])
+        file.write_text(data[: len(data) // 2])
     elif damage == "garbage":
-        file.write_bytes(pickle.dumps([1, 2, 3]))
-    elif damage == "format":
-        file.write_bytes(pickle.dumps({**pickle.loads(data), "format": 99}))
+        file.write_text("[1, 2, 3]")
+    elif damage in ("format", "regime"):
+        file.write_text(
+            json.dumps({**state, **({"format": 99} if damage == "format" else {"regime": "offline"})})
+        )
+    elif damage == "object-array":
+        file.write_text(json.dumps({**state, "rng": {**state["rng"], "torch": array}}))
+    elif damage == "short-array":
+        file.write_text(
+            json.dumps({**state, "rng": {**state["rng"], "torch": {**array, "dtype": "<f8", "shape": [5]}}})
+        )
     else:
         file.unlink()
     agent = FakeAgent()
@@ -193,3 +216,39 @@ def test_a_signal_during_the_last_opt_step_is_still_reported(tmp_path: Path) -> 
         counting_trainer(_config(tmp_path, 8)).train(agent, BufferedRecorder(), ScriptedEvaluator([1.0]))
     assert info.value.checkpoint == tmp_path / "8"  # the final checkpoint, saved once
     assert len([p for p in agent.saves if p.name.startswith(".8.tmp")]) == 1
+
+
+class _Exploit:
+    """Pickles into a call of ``os.system``: what a crafted checkpoint file would hold."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_pickled_trainer_state_is_never_loaded_so_a_crafted_one_runs_no_code(tmp_path: Path) -> None:
+    counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+    checkpoint = tmp_path / "4"
+    marker = tmp_path / "pwned"
+    # A checkpoint of border_py 0.1 (trainer_state.pkl), with an exploit hidden in an extra key.
+    (checkpoint / TRAINER_STATE_FILE).unlink()
+    (checkpoint / "trainer_state.pkl").write_bytes(pickle.dumps({"format": 1, "extra": _Exploit(marker)}))
+    with pytest.raises(FileNotFoundError, match=r"trainer_state\.pkl of an older border_py, never loaded"):
+        counting_trainer(_config(tmp_path, 8)).train(
+            FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=checkpoint
+        )
+    assert not marker.exists()
+    assert latest_checkpoint(tmp_path) is None  # and it is never offered as a resume point
+
+
+def test_a_pickle_disguised_as_the_json_state_is_refused_without_running_it(tmp_path: Path) -> None:
+    counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+    marker = tmp_path / "pwned"
+    (tmp_path / "4" / TRAINER_STATE_FILE).write_bytes(pickle.dumps(_Exploit(marker)))
+    with pytest.raises(ValueError, match=r"trainer_state\.json is not a readable training state"):
+        counting_trainer(_config(tmp_path, 8)).train(
+            FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
+        )
+    assert not marker.exists()

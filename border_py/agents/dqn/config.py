@@ -7,6 +7,8 @@ from typing import Literal
 import attrs
 
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.toolkit import device_name
+from border_py.config import layer_sizes, positive_finite
 
 __all__ = ["DqnConfig", "EpsilonGreedyConfig", "SoftmaxConfig"]
 
@@ -23,11 +25,9 @@ class DqnConfig:
         'huber'
     """
 
-    hidden: tuple[int, ...] = attrs.field(
-        default=(64, 64), validator=attrs.validators.deep_iterable(attrs.validators.gt(0))
-    )
+    hidden: tuple[int, ...] = attrs.field(default=(64, 64), validator=layer_sizes)
     """In units: widths of the Q-network's hidden layers."""
-    lr: float = attrs.field(default=1e-3, validator=attrs.validators.gt(0.0))
+    lr: float = attrs.field(default=1e-3, validator=positive_finite)
     """Adam learning rate."""
     batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
     """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
@@ -42,10 +42,10 @@ class DqnConfig:
     loss: Literal["mse", "huber"] = "huber"
     """TD loss: squared error or Huber (smooth L1 with delta 1)."""
     max_grad_norm: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.gt(0.0))
+        default=None, validator=attrs.validators.optional(positive_finite)
     )
     """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
     explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
     """How actions are explored in train mode."""
-    device: str = "cpu"
-    """Torch device of the networks (``cpu``, ``cuda``)."""
+    device: str = attrs.field(default="cpu", validator=device_name)
+    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents._nets import mlp
+from border_py.agents.toolkit import mlp
 
 
 class QNetwork(nn.Module):

@@ -1,36 +1,17 @@
-"""The IQN agent: quantile network, target network, explorer and ``opt``."""
+"""The IQN agent: its quantile network and quantile Huber loss on top of
+:class:`~border_py.agents.value_based.ValueBasedAgent`."""
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import torch
 
-from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import (
-    adam,
-    gradient_step,
-    load_modules,
-    load_optimizer,
-    save_modules,
-    update_target,
-)
-from border_py.agents.explorers import (
-    build_explorer,
-    discrete_action,
-    discrete_actions,
-    explorer_record,
-)
 from border_py.agents.iqn.config import IqnConfig, TauSampling
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
-from border_py.base.replay_buffer import ReplayBuffer
-from border_py.record import Record
+from border_py.agents.toolkit import torch_device
+from border_py.agents.value_based import ValueBasedAgent
 from border_py.replay_buffer.transition import TransitionBatch
 
 
@@ -41,10 +22,7 @@ def _of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
     return quantiles.gather(2, index).squeeze(2)
 
 
-_STATE_KEYS = ("optimizer", "opt_steps", "generator", "explorer")
-
-
-class Iqn(TrainEvalMode):
+class Iqn(ValueBasedAgent[IqnNetwork]):
     """Implicit quantile networks (Dabney et al., 2018) for discrete actions.
 
     Acting is risk-neutral: the greedy action maximises the mean of the quantiles at ``act_taus``. In train
@@ -60,7 +38,11 @@ class Iqn(TrainEvalMode):
         n_actions: number of discrete actions.
         seed: seeds network initialisation, the explorer and fraction sampling.
 
+    Raises:
+        ValueError: ``config.device`` does not exist on this machine.
+
     Example:
+        >>> import numpy as np
         >>> agent = Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True
@@ -69,60 +51,25 @@ class Iqn(TrainEvalMode):
     def __init__(self, config: IqnConfig, obs_dim: int, n_actions: int, seed: int) -> None:
         self.config = config
         self.obs_dim = obs_dim
-        self.n_actions = n_actions
-        self.device = torch.device(config.device)
+        device = torch_device(config.device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.net = IqnNetwork(
+            net = IqnNetwork(
                 obs_dim, n_actions, config.hidden, config.embed_dim, config.n_cos, config.head_hidden
-            ).to(self.device)
-        self.net_tgt = copy.deepcopy(self.net).requires_grad_(False)
-        # Made once: module.parameters() walks the module tree on every call.
-        self._online_params: list[torch.Tensor] = list(self.net.parameters())
-        self._tgt_params: list[torch.Tensor] = list(self.net_tgt.parameters())
-        self.optimizer = adam(self._online_params, config.lr)
-        self.explorer = build_explorer(config.explorer, seed)
-        self.generator = torch.Generator(self.device).manual_seed(seed)
-        self.opt_steps = 0
+            ).to(device)
+        self.generator = torch.Generator(device).manual_seed(seed)
+        super().__init__(config, net, n_actions, device, seed, "IQN", ("iqn.pt", "iqn_tgt.pt"))
 
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)
 
-    def _q_values(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
-        """The mean over the acting quantiles of each action, ``(n, n_actions)``, for ``n`` observations
-        (stacked)."""
-        with torch.inference_mode():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
-            q: torch.Tensor = self.net(x, self._taus(self.config.act_taus, n)).mean(dim=1)
+    def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
+        q: torch.Tensor = self.net(obs, self._taus(self.config.act_taus, len(obs))).mean(dim=1)
         return q
 
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
-        """An int64 action of shape ``()``: explored in train mode, greedy in eval mode."""
-        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._q_values(obs, 1)[0])
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.int64]]:
-        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
-        return discrete_actions(
-            self.explorer,
-            self._train,
-            self.n_actions,
-            lambda: self._q_values(np.stack(obs), len(obs)),
-            len(obs),
-        )
-
-    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
-        """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
-
-        Returns:
-            ``train/loss``, ``train/q_mean`` (mean predicted quantile of the taken actions),
-            ``train/grad_norm`` and, for epsilon-greedy, ``train/epsilon``.
-        """
-        c = self.config
-        if len(buffer) < c.batch_size:
-            return None
-        b = buffer.batch(c.batch_size).to(self.device)
+    def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        c, b = self.config, batch
         n = len(b)
-
         taus = self._taus(c.pred_taus, n)
         pred = _of_action(self.net(b.obs, taus), b.act.long())  # (batch, N)
         with torch.no_grad():
@@ -131,47 +78,10 @@ class Iqn(TrainEvalMode):
             target = quantile_target(b.reward, b.is_terminated, b.discount, next_quantiles)
         per_item = quantile_huber_loss(pred, taus, target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
+        return loss, per_item.detach(), pred.detach().mean()
 
-        grad_norm = gradient_step(self.optimizer, loss, self._online_params, c.max_grad_norm)
-        self.opt_steps += 1
-        # The target is updated after the optimiser step, so it follows the freshly updated online net.
-        if self.opt_steps % c.target_update_interval == 0:
-            update_target(self._tgt_params, self._online_params, c.tau)
+    def _extra_state(self) -> dict[str, Any]:
+        return {"generator": self.generator.get_state()}
 
-        if b.weight is not None:
-            buffer.update_priority(b.ix_sample, per_item.detach().cpu().numpy())
-        return Record(
-            {
-                "train/loss": float(loss.detach()),
-                "train/q_mean": float(pred.detach().mean()),
-                "train/grad_norm": grad_norm,
-                **explorer_record(self.explorer),
-            }
-        )
-
-    def _modules(self) -> dict[str, torch.nn.Module]:
-        return {"iqn.pt": self.net, "iqn_tgt.pt": self.net_tgt}
-
-    def save_params(self, path: Path) -> list[Path]:
-        """Writes ``iqn.pt``, ``iqn_tgt.pt`` and ``state.pt`` (optimiser state, opt steps, the fraction
-        generator, the explorer's schedule and RNG) to ``path``."""
-        extra = {
-            "optimizer": self.optimizer.state_dict(),
-            "opt_steps": self.opt_steps,
-            "generator": self.generator.get_state(),
-            "explorer": self.explorer.state_dict(),
-        }
-        return save_modules(path, self._modules(), extra)
-
-    def load_params(self, path: Path) -> None:
-        """Reads what ``save_params`` wrote.
-
-        Raises:
-            FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
-        """
-        state = load_modules(path, self._modules(), "IQN", self.device, _STATE_KEYS)
-        load_optimizer(self.optimizer, state["optimizer"])
-        self.opt_steps = int(state["opt_steps"])
+    def _load_extra_state(self, state: dict[str, Any]) -> None:
         self.generator.set_state(state["generator"].cpu())
-        self.explorer.load_state_dict(state["explorer"])

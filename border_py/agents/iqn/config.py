@@ -7,8 +7,8 @@ from typing import Literal
 import attrs
 
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
-
-_hidden = attrs.validators.deep_iterable(attrs.validators.gt(0))
+from border_py.agents.toolkit import device_name
+from border_py.config import layer_sizes, positive_finite
 
 
 def _fractions(
@@ -63,13 +63,13 @@ class IqnConfig:
         UniformTaus(kind='uniform', n=8)
     """
 
-    hidden: tuple[int, ...] = attrs.field(default=(128,), validator=_hidden)
+    hidden: tuple[int, ...] = attrs.field(default=(128,), validator=layer_sizes)
     """In units: hidden layers of ``psi`` (observation features) before its ``embed_dim`` output."""
     embed_dim: int = attrs.field(default=128, validator=attrs.validators.gt(0))
     """In units: the size of the state and quantile embeddings that are multiplied."""
     n_cos: int = attrs.field(default=64, validator=attrs.validators.gt(0))
     """How many cosine features embed a fraction."""
-    head_hidden: tuple[int, ...] = attrs.field(default=(128,), validator=_hidden)
+    head_hidden: tuple[int, ...] = attrs.field(default=(128,), validator=layer_sizes)
     """In units: hidden layers of ``f``, from the product to the per-action quantiles."""
     pred_taus: TauSampling = attrs.field(factory=UniformTaus)
     """Fractions of the predicted quantiles in the loss (N in the paper)."""
@@ -78,9 +78,9 @@ class IqnConfig:
     act_taus: TauSampling = attrs.field(factory=EvenTaus)
     """Fractions whose quantiles are averaged to pick the greedy action (K); ``even`` keeps eval
     deterministic."""
-    kappa: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    kappa: float = attrs.field(default=1.0, validator=positive_finite)
     """In return units: the Huber threshold of the quantile Huber loss."""
-    lr: float = attrs.field(default=1e-3, validator=attrs.validators.gt(0.0))
+    lr: float = attrs.field(default=1e-3, validator=positive_finite)
     """Adam learning rate."""
     batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
     """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
@@ -89,10 +89,10 @@ class IqnConfig:
     target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
     """In opt steps: how often the target network is updated."""
     max_grad_norm: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.gt(0.0))
+        default=None, validator=attrs.validators.optional(positive_finite)
     )
     """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
     explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
     """How actions are explored in train mode (on the mean over ``act_taus`` quantiles)."""
-    device: str = "cpu"
-    """Torch device of the networks (``cpu``, ``cuda``)."""
+    device: str = attrs.field(default="cpu", validator=device_name)
+    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents._nets import mlp
 from border_py.agents.iqn.config import EvenTaus, FixedTaus, TauSampling
+from border_py.agents.toolkit import mlp
 
 
 def sample_taus(

@@ -11,16 +11,6 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents._mode import TrainEvalMode
-from border_py.agents._torch import (
-    adam,
-    clip_grad_norm,
-    load_modules,
-    load_optimizer,
-    save_modules,
-    update_target,
-    zero_grad,
-)
 from border_py.agents.sac.config import SacConfig
 from border_py.agents.sac.losses import (
     actor_loss,
@@ -29,7 +19,19 @@ from border_py.agents.sac.losses import (
     soft_q_target,
     squashed_gaussian_log_prob,
 )
-from border_py.agents.sac.model import CriticEnsemble, GaussianActor
+from border_py.agents.sac.model import GaussianActor
+from border_py.agents.toolkit import (
+    CriticEnsemble,
+    TrainEvalMode,
+    adam,
+    clip_grad_norm,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    torch_device,
+    update_target,
+    zero_grad,
+)
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
@@ -60,6 +62,9 @@ class Sac(TrainEvalMode):
         action_high: its upper bounds (finite, above ``action_low``).
         seed: seeds network initialisation and the agent's sampling.
 
+    Raises:
+        ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
+
     Example:
         >>> agent = Sac(SacConfig(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
@@ -83,7 +88,7 @@ class Sac(TrainEvalMode):
         self.config = config
         self.obs_dim = obs_dim
         self.act_dim = int(low.shape[0])
-        self.device = torch.device(config.device)
+        self.device = torch_device(config.device)
         self.action_low, self.action_high = low, high
         self.scale = torch.as_tensor((high - low) / 2.0, device=self.device)
         self.bias = torch.as_tensor((high + low) / 2.0, device=self.device)
@@ -110,6 +115,11 @@ class Sac(TrainEvalMode):
         self.alpha_optimizer = adam([self.log_alpha], config.alpha_lr)
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.opt_steps = 0
+
+    @property
+    def batch_size(self) -> int:
+        """In transitions per update."""
+        return self.config.batch_size
 
     def _squash(self, u: torch.Tensor) -> torch.Tensor:
         return self.bias + self.scale * torch.tanh(u)

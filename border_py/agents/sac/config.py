@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-_hidden = attrs.validators.deep_iterable(attrs.validators.gt(0))
-_lr = attrs.validators.gt(0.0)
+from border_py.agents.toolkit import device_name
+from border_py.config import finite, layer_sizes, positive_finite
 
 
 @attrs.frozen(kw_only=True)
@@ -20,15 +20,15 @@ class SacConfig:
         True
     """
 
-    actor_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=_hidden)
+    actor_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
     """In units: widths of the policy network's hidden layers."""
-    critic_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=_hidden)
+    critic_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
     """In units: widths of each critic's hidden layers."""
-    actor_lr: float = attrs.field(default=3e-4, validator=_lr)
+    actor_lr: float = attrs.field(default=3e-4, validator=positive_finite)
     """Adam learning rate of the policy."""
-    critic_lr: float = attrs.field(default=3e-4, validator=_lr)
+    critic_lr: float = attrs.field(default=3e-4, validator=positive_finite)
     """Adam learning rate of the critics."""
-    alpha_lr: float = attrs.field(default=3e-4, validator=_lr)
+    alpha_lr: float = attrs.field(default=3e-4, validator=positive_finite)
     """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only)."""
     batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
     """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
@@ -37,26 +37,26 @@ class SacConfig:
     applied after every update."""
     n_critics: int = attrs.field(default=2, validator=attrs.validators.ge(1))
     """How many Q-networks; targets and the policy loss use their minimum (clipped double Q)."""
-    init_alpha: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    init_alpha: float = attrs.field(default=1.0, validator=positive_finite)
     """Unitless: the entropy coefficient at the start (kept fixed when ``auto_alpha`` is off)."""
     auto_alpha: bool = True
     """Tune alpha so the policy's entropy tracks ``target_entropy`` (Haarnoja et al., 2018b)."""
-    target_entropy: float | None = None
+    target_entropy: float | None = attrs.field(default=None, validator=finite)
     """In nats: the entropy automatic tuning aims for; ``None`` is ``-|A|`` (minus the action dimension)."""
-    reward_scale: float = attrs.field(default=1.0, validator=attrs.validators.gt(0.0))
+    reward_scale: float = attrs.field(default=1.0, validator=positive_finite)
     """Unitless: rewards are multiplied by this in the critic target."""
     n_updates_per_opt: int = attrs.field(default=1, validator=attrs.validators.ge(1))
     """Gradient updates (each on its own batch) per ``opt`` call."""
-    log_std_min: float = -20.0
+    log_std_min: float = attrs.field(default=-20.0, validator=finite)
     """The policy's log standard deviation is clamped to ``[log_std_min, log_std_max]``."""
-    log_std_max: float = 2.0
+    log_std_max: float = attrs.field(default=2.0, validator=finite)
     """See ``log_std_min``."""
     max_grad_norm: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.gt(0.0))
+        default=None, validator=attrs.validators.optional(positive_finite)
     )
     """Clip each network's gradient L2 norm to this; ``None``: no clipping."""
-    device: str = "cpu"
-    """Torch device of the networks (``cpu``, ``cuda``)."""
+    device: str = attrs.field(default="cpu", validator=device_name)
+    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 
     def __attrs_post_init__(self) -> None:
         if not self.log_std_min < self.log_std_max:

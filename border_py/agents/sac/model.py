@@ -1,4 +1,5 @@
-"""SAC's networks: a tanh-squashed Gaussian policy and an ensemble of Q-networks."""
+"""SAC's policy network: a tanh-squashed Gaussian (its critics are the toolkit's
+:class:`~border_py.agents.toolkit.CriticEnsemble`)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,14 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents._nets import mlp
+from border_py.agents.toolkit import mlp
 
 
 class GaussianActor(nn.Module):
     """Maps observations to the mean and the (clamped) log standard deviation of a Gaussian over the
     pre-squash action ``u``; the action is ``bias + scale * tanh(u)``.
 
-    The network outputs ``log_std``; the std is ``exp(log_std)``, taken once, where the loss needs it
-    (border exponentiated it twice, so its std could never fall below 1).
+    The network outputs ``log_std``; the std is ``exp(log_std)``, taken once, where the loss needs it.
 
     Example:
         >>> mean, log_std = GaussianActor(3, 2, (8,), -20.0, 2.0)(torch.zeros(5, 3))
@@ -35,21 +35,3 @@ class GaussianActor(nn.Module):
         """Returns ``(mean, log_std)`` of ``u``, each ``(batch, act_dim)``."""
         mean, log_std = self.net(obs).chunk(2, dim=-1)
         return mean, log_std.clamp(self.log_std_min, self.log_std_max)
-
-
-class CriticEnsemble(nn.Module):
-    """``n`` independent Q-networks ``Q_i(s, a)``, each an MLP over ``concat(obs, act)``.
-
-    Example:
-        >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
-        torch.Size([2, 5])
-    """
-
-    def __init__(self, obs_dim: int, act_dim: int, hidden: Sequence[int], n: int) -> None:
-        super().__init__()
-        self.qs = nn.ModuleList(mlp(obs_dim + act_dim, 1, hidden) for _ in range(n))
-
-    def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
-        """Returns every critic's Q-value, ``(n, batch)``."""
-        x = torch.cat([obs, act], dim=-1)
-        return torch.stack([q(x).squeeze(-1) for q in self.qs])

@@ -1,13 +1,130 @@
-"""Torch helpers every agent shares: target updates and checkpoint files that name themselves in errors."""
+"""The toolkit a new agent is built from: train/eval mode, networks, optimiser steps, target updates and
+checkpoint files.
+
+DQN, IQN and SAC use nothing else; a TD3 or BC agent needs nothing more::
+
+    class MyAgent(TrainEvalMode):                 # train(), eval(), is_train()
+        def __init__(self, config, obs_dim, act_dim, seed):
+            self.device = torch_device(config.device)
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(seed)
+                self.actor = mlp(obs_dim, act_dim, config.hidden).to(self.device)
+                self.critic = CriticEnsemble(obs_dim, act_dim, config.hidden, n=2).to(self.device)
+            self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
+            self._actor_params = list(self.actor.parameters())
+            self.actor_optimizer = adam(self._actor_params, config.lr)
+
+        def opt(self, buffer):
+            ...
+            grad_norm = gradient_step(self.actor_optimizer, loss, self._actor_params, max_grad_norm=10.0)
+            update_target(list(self.critic_tgt.parameters()), list(self.critic.parameters()), tau=0.005)
+
+        def save_params(self, path):
+            return save_modules(path, {"actor.pt": self.actor}, {"optimizer": ...})
+
+        def load_params(self, path):
+            state = load_modules(path, {"actor.pt": self.actor}, "MyAgent", self.device, ["optimizer"])
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
+
+
+class TrainEvalMode:
+    """``train()``, ``eval()`` and ``is_train()`` of the :class:`~border_py.base.Agent` protocol.
+
+    An agent starts in train mode; its ``sample`` reads ``self._train`` to explore or act greedily.
+    """
+
+    _train: bool = True
+
+    def train(self) -> None:
+        """Train mode: ``sample`` explores."""
+        self._train = True
+
+    def eval(self) -> None:
+        """Eval mode: ``sample`` is greedy and deterministic."""
+        self._train = False
+
+    def is_train(self) -> bool:
+        """Whether the agent is in train mode."""
+        return self._train
+
+
+def device_name(instance: object, attribute: Any, value: str) -> None:
+    """attrs validator of a config's ``device`` field: a torch device name (``cpu``, ``cuda``, ``cuda:1``).
+    Whether the device exists is checked when the agent is built (:func:`torch_device`), so a config
+    written on a GPU machine still loads on a CPU one."""
+    try:
+        torch.device(value)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"'{attribute.name}' is not a torch device: {value!r}") from exc
+
+
+def torch_device(name: str) -> torch.device:
+    """The torch device ``name`` (``cpu``, ``cuda``, ``cuda:1``), checked to exist on this machine.
+
+    Raises:
+        ValueError: ``name`` is not a device, or names a CUDA device this machine does not have.
+
+    Example:
+        >>> torch_device("cpu")
+        device(type='cpu')
+    """
+    try:
+        device = torch.device(name)
+    except RuntimeError as exc:
+        raise ValueError(f"device {name!r} is not a torch device: {exc}") from exc
+    if device.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if count == 0:
+            raise ValueError(f"device {name!r}: CUDA is not available on this machine (use 'cpu')")
+        if device.index is not None and device.index >= count:
+            raise ValueError(f"device {name!r}: this machine has {count} CUDA device(s), 0 to {count - 1}")
+    return device
+
+
+def mlp(in_dim: int, out_dim: int, hidden: Sequence[int]) -> nn.Sequential:
+    """A ReLU MLP ``in_dim -> hidden[0] -> ... -> out_dim`` with a linear output layer.
+
+    Example:
+        >>> mlp(4, 2, (64, 64))[0]
+        Linear(in_features=4, out_features=64, bias=True)
+    """
+    if in_dim < 1 or out_dim < 1 or any(h < 1 for h in hidden):
+        raise ValueError(f"mlp sizes must be >= 1, got in {in_dim}, hidden {tuple(hidden)}, out {out_dim}")
+    layers: list[nn.Module] = []
+    last = in_dim
+    for width in hidden:
+        layers += [nn.Linear(last, width), nn.ReLU()]
+        last = width
+    layers.append(nn.Linear(last, out_dim))
+    return nn.Sequential(*layers)
+
+
+class CriticEnsemble(nn.Module):
+    """``n`` independent Q-networks ``Q_i(s, a)``, each an MLP over ``concat(obs, act)`` (SAC, TD3, AWAC and
+    IQL take their minimum).
+
+    Example:
+        >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
+        torch.Size([2, 5])
+    """
+
+    def __init__(self, obs_dim: int, act_dim: int, hidden: Sequence[int], n: int) -> None:
+        super().__init__()
+        self.qs = nn.ModuleList(mlp(obs_dim + act_dim, 1, hidden) for _ in range(n))
+
+    def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+        """Returns every critic's Q-value, ``(n, batch)``."""
+        x = torch.cat([obs, act], dim=-1)
+        return torch.stack([q(x).squeeze(-1) for q in self.qs])
 
 
 @torch.no_grad()
@@ -34,8 +151,7 @@ def update_target(target: list[torch.Tensor], online: list[torch.Tensor], tau: f
 
 def adam(parameters: Iterable[torch.Tensor], lr: float) -> torch.optim.Adam:
     """Adam with the fused kernel: the same update as the default implementation, in one kernel over all
-    parameters instead of about ten small ops per parameter (1.4-1.6x more steps per second for small MLPs
-    on CPU)."""
+    parameters instead of about ten small ops per parameter (``benchmarks/RESULTS.md`` has the speed-up)."""
     return torch.optim.Adam(parameters, lr=lr, fused=True)
 
 
@@ -134,7 +250,7 @@ def load_modules(
         try:
             return torch.load(file, map_location=device, weights_only=True)
         except Exception as exc:  # torch raises several types for a corrupt or truncated file
-            raise ValueError(f"{file} is not a readable checkpoint file: {exc}") from exc
+            raise ValueError(f"{file} is not a readable checkpoint file: {_load_error(exc)}") from exc
 
     states = {name: read(path / name) for name in modules}
     extra = read(path / "state.pt")
@@ -166,3 +282,16 @@ def _check_matches(file: Path, state: Any, module: nn.Module, agent: str) -> Non
                 f"{file} does not match this {agent}'s network: {key} has shape {shape}, "
                 f"the network's is {tuple(value.shape)}"
             )
+
+
+def _load_error(exc: Exception) -> str:
+    """What to say of a file ``torch.load`` refused. torch's own message for a file that is not plain
+    tensors advises loading it with ``weights_only=False``, which would run whatever code the file holds:
+    that advice is never passed on."""
+    text = str(exc)
+    if "weights_only" in text or "Weights only load failed" in text:
+        reason = next((line for line in text.splitlines() if "Unpickler error" in line), "")
+        return "it is not plain tensors (it may hold code, which border_py never runs)" + (
+            f"; {reason.strip()}" if reason else ""
+        )
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -13,9 +13,22 @@ import numpy as np
 from border_py.base.env import Env, VecEnv
 from border_py.base.policy import Policy, sample_all
 from border_py.base.replay_buffer import ExperienceBuffer
+from border_py.base.step import Step
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, I, O
 from border_py.record import Record
+
+
+class ResumeWarning(UserWarning):
+    """A resumed run cannot continue exactly as the interrupted one would have."""
+
+
+def _push(step_processor: StepProcessor[O, A, I], step: Step[O, A], buffer: ExperienceBuffer[I]) -> O:
+    """Pushes the items ``step`` completes; returns the observation the next action is taken in (the next
+    episode's first one after an episode end)."""
+    for item in step_processor.process(step):
+        buffer.push(item)
+    return step.obs if step.init_obs is None else step.init_obs
 
 
 class SyncSampler(Generic[O, A, I]):
@@ -26,7 +39,7 @@ class SyncSampler(Generic[O, A, I]):
     with the actions of one :func:`~border_py.base.policy.sample_all` call (one network forward for an
     agent with ``sample_batch``), and pushes the items of all ``N``.
 
-    The first call resets the env and the step processor. After an episode end the env has reset itself
+    The first call resets the env and the step processor(s). After an episode end the env has reset itself
     and the step processor has re-based on ``Step.init_obs``, so the sampler only carries the current
     observation, and the actions of the current episode for checkpoints: :meth:`load_state_dict` starts
     the saved episode again and replays them, which rebuilds the env's state and the step processor's
@@ -55,21 +68,21 @@ class SyncSampler(Generic[O, A, I]):
         step_processor: StepProcessor[O, A, I] | Sequence[StepProcessor[O, A, I]],
     ) -> None:
         # Exactly one of the two is set: the hot path then needs no isinstance check.
-        self._vec: _VecSampler[O, A, I] | None = None
+        self._vec: tuple[VecEnv[O, A], list[StepProcessor[O, A, I]]] | None = None
         self._single: tuple[Env[O, A], StepProcessor[O, A, I]] | None = None
         if isinstance(env, VecEnv):
             if not isinstance(step_processor, Sequence) or len(step_processor) != env.num_envs:
                 raise ValueError(f"a vector env of {env.num_envs} sub-envs needs as many step processors")
-            self._vec = _VecSampler(env, step_processor)
+            self._vec = (env, list(step_processor))
         elif isinstance(step_processor, Sequence):
             raise ValueError("a single env takes one step processor, not a sequence")
         else:
             self._single = (env, step_processor)
         self.env = env
-        self.step_processor = step_processor
         self.num_envs = env.num_envs if isinstance(env, VecEnv) else 1
         """Env steps per call."""
         self._obs: O | None = None
+        self._vec_obs: list[O] | None = None
         self._episode_actions: list[A] = []
         self._steps_since_take = 0
         self._seconds_since_take = 0.0
@@ -83,28 +96,41 @@ class SyncSampler(Generic[O, A, I]):
         """
         start = time.perf_counter()
         if self._vec is not None:
-            records = self._vec.sample_and_push(policy, buffer)
-            self._seconds_since_take += time.perf_counter() - start
-            self._steps_since_take += self.num_envs
-            return records
-        assert self._single is not None
-        env, step_processor = self._single
-        if self._obs is None:
-            self._obs = env.reset()
-            step_processor.reset(self._obs)
-        act = policy.sample(self._obs)
-        step, record = env.step(act)
-        for item in step_processor.process(step):
-            buffer.push(item)
-        if step.is_terminated or step.is_truncated:
-            self._obs = step.init_obs
-            self._episode_actions.clear()
+            records = self._sample_vec(policy, buffer, *self._vec)
         else:
-            self._obs = step.obs
-            self._episode_actions.append(act)
+            assert self._single is not None
+            env, step_processor = self._single
+            if self._obs is None:
+                self._obs = env.reset()
+                step_processor.reset(self._obs)
+            act = policy.sample(self._obs)
+            step, record = env.step(act)
+            self._obs = _push(step_processor, step, buffer)
+            if step.is_done:
+                self._episode_actions.clear()
+            else:
+                self._episode_actions.append(act)
+            records = (record,) if record else ()
         self._seconds_since_take += time.perf_counter() - start
-        self._steps_since_take += 1
-        return (record,) if record else ()
+        self._steps_since_take += self.num_envs
+        return records
+
+    def _sample_vec(
+        self,
+        policy: Policy[O, A],
+        buffer: ExperienceBuffer[I],
+        env: VecEnv[O, A],
+        step_processors: list[StepProcessor[O, A, I]],
+    ) -> Sequence[Record]:
+        if self._vec_obs is None:
+            self._vec_obs = list(env.reset())
+            for proc, o in zip(step_processors, self._vec_obs, strict=True):
+                proc.reset(o)
+        obs = self._vec_obs
+        steps, records = env.step(sample_all(policy, obs))
+        for i, (proc, step) in enumerate(zip(step_processors, steps, strict=True)):
+            obs[i] = _push(proc, step, buffer)
+        return records
 
     def take_fps(self) -> float:
         """Env steps per second of sampling time since the previous call (0.0 when nothing was sampled)."""
@@ -114,15 +140,13 @@ class SyncSampler(Generic[O, A, I]):
 
     def state_dict(self) -> dict[str, Any]:
         """The current episode, for a checkpoint: how the env started it, its actions so far and the
-        current observation (``None`` before the first step). Nothing for a vector env."""
-        if self._vec is not None:
+        current observation (``None`` before the first step). Only the sub-env count for a vector env."""
+        if self._single is None:
             return {"num_envs": self.num_envs}
-        assert self._single is not None
-        env = self._single[0]
         if self._obs is None:
             return {"episode_start": None, "actions": [], "obs": None}
         return {
-            "episode_start": env.episode_start_state(),
+            "episode_start": self._single[0].episode_start_state(),
             "actions": list(self._episode_actions),
             "obs": self._obs,
         }
@@ -133,35 +157,41 @@ class SyncSampler(Generic[O, A, I]):
 
         If the replay does not end at the saved observation (an env whose dynamics do not depend on its
         RNG alone), a :class:`ResumeWarning` says so and a new episode starts instead.
+
+        Raises:
+            ValueError: ``state`` is not what :meth:`state_dict` returns.
         """
         self._episode_actions.clear()
-        if self._vec is not None:
+        if self._single is None:
             # The sub-envs of a vector env cannot be rewound: start new episodes.
             warnings.warn(
                 ResumeWarning("a vector env starts new episodes on resume: the unfinished ones are dropped"),
                 stacklevel=2,
             )
-            self._vec.obs = None
+            self._vec_obs = None
             return
-        assert self._single is not None
         env, step_processor = self._single
-        if state["obs"] is None:
+        try:
+            start, actions, saved_obs = state["episode_start"], list(state["actions"]), state["obs"]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"the sampler state is malformed: {exc!r}") from exc
+        if saved_obs is None:
             self._obs = None
             return
-        env.restore_episode_start(state["episode_start"])
+        env.restore_episode_start(start)
         obs = env.reset()
         step_processor.reset(obs)
-        for act in state["actions"]:
+        for act in actions:
             step, _ = env.step(act)
             step_processor.process(step)
             obs = step.obs
-            if step.is_terminated or step.is_truncated:
+            if step.is_done:
                 break
             self._episode_actions.append(act)
-        if len(self._episode_actions) != len(state["actions"]) or not _same_obs(obs, state["obs"]):
+        if len(self._episode_actions) != len(actions) or not _same_obs(obs, saved_obs):
             warnings.warn(
                 ResumeWarning(
-                    f"replaying the {len(state['actions'])} actions of the unfinished episode did not "
+                    f"replaying the {len(actions)} actions of the unfinished episode did not "
                     "reproduce it: the env is not deterministic given its RNG. "
                     "Starting a new episode; training continues but not exactly as it would have."
                 ),
@@ -171,35 +201,6 @@ class SyncSampler(Generic[O, A, I]):
             step_processor.reset(obs)
             self._episode_actions.clear()
         self._obs = obs
-
-
-class _VecSampler(Generic[O, A, I]):
-    """The vector-env half of :class:`SyncSampler`: the current observation of every sub-env."""
-
-    def __init__(self, env: VecEnv[O, A], step_processors: Sequence[StepProcessor[O, A, I]]) -> None:
-        self.env = env
-        self.step_processors = list(step_processors)
-        self.obs: list[O] | None = None
-
-    def sample_and_push(self, policy: Policy[O, A], buffer: ExperienceBuffer[I]) -> Sequence[Record]:
-        if self.obs is None:
-            self.obs = list(self.env.reset())
-            for proc, o in zip(self.step_processors, self.obs, strict=True):
-                proc.reset(o)
-        obs = self.obs
-        steps, records = self.env.step(sample_all(policy, obs))
-        for i, (proc, step) in enumerate(zip(self.step_processors, steps, strict=True)):
-            for item in proc.process(step):
-                buffer.push(item)
-            if step.init_obs is not None:
-                obs[i] = step.init_obs
-            else:
-                obs[i] = step.obs
-        return records
-
-
-class ResumeWarning(UserWarning):
-    """A resumed run cannot continue exactly as the interrupted one would have."""
 
 
 def _same_obs(a: object, b: object) -> bool:

@@ -1,0 +1,196 @@
+"""``ValueBasedAgent``: what DQN and IQN share. A network and its target, Adam, an explorer, acting on
+per-action values, the opt step around the loss, and the checkpoint files.
+
+A subclass gives the network (:meth:`ValueBasedAgent.__init__` takes it), the per-action values used to act
+(``_action_values``) and the loss of a batch (``_loss``); everything else is here.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+import torch
+from torch import nn
+
+from border_py.agents.explorers import (
+    EpsilonGreedyConfig,
+    SoftmaxConfig,
+    build_explorer,
+    discrete_action,
+    discrete_actions,
+    explorer_record,
+)
+from border_py.agents.toolkit import (
+    TrainEvalMode,
+    adam,
+    gradient_step,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    update_target,
+)
+from border_py.base.replay_buffer import ReplayBuffer
+from border_py.record import Record
+from border_py.replay_buffer.transition import TransitionBatch
+
+
+class ValueBasedConfig(Protocol):
+    """The fields of :class:`~border_py.agents.DqnConfig` and :class:`~border_py.agents.IqnConfig` the
+    shared code reads."""
+
+    @property
+    def lr(self) -> float: ...
+    @property
+    def batch_size(self) -> int: ...
+    @property
+    def tau(self) -> float: ...
+    @property
+    def target_update_interval(self) -> int: ...
+    @property
+    def max_grad_norm(self) -> float | None: ...
+    @property
+    def explorer(self) -> EpsilonGreedyConfig | SoftmaxConfig: ...
+
+
+N = TypeVar("N", bound=nn.Module)
+"""The network type (``QNetwork``, ``IqnNetwork``)."""
+
+
+class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
+    """A discrete-action agent that acts on per-action values and learns from
+    :class:`~border_py.replay_buffer.TransitionBatch` es.
+
+    In train mode ``sample`` explores with the configured explorer; in eval mode it is greedy with no
+    randomness. ``opt`` returns ``None`` (skips) while the buffer holds fewer than ``batch_size``
+    transitions. The target network is updated after the optimiser step (every ``target_update_interval``
+    opt steps), so it follows the freshly updated online network.
+
+    Args:
+        config: the shared hyperparameters.
+        net: the online network, already on ``device`` (built by the subclass, seeded).
+        n_actions: number of discrete actions.
+        device: where the networks live.
+        seed: seeds the explorer.
+        name: the agent's name in error messages (``DQN``).
+        files: the file names of the online and target networks (``qnet.pt``, ``qnet_tgt.pt``).
+    """
+
+    def __init__(
+        self,
+        config: ValueBasedConfig,
+        net: N,
+        n_actions: int,
+        device: torch.device,
+        seed: int,
+        name: str,
+        files: tuple[str, str],
+    ) -> None:
+        self.n_actions = n_actions
+        self.device = device
+        self._config = config
+        self._name, self._files = name, files
+        self.net: N = net
+        self.net_tgt: N = copy.deepcopy(net).requires_grad_(False)
+        # Made once: module.parameters() walks the module tree on every call.
+        self._online_params: list[torch.Tensor] = list(self.net.parameters())
+        self._tgt_params: list[torch.Tensor] = list(self.net_tgt.parameters())
+        self.optimizer = adam(self._online_params, config.lr)
+        self.explorer = build_explorer(config.explorer, seed)
+        self.opt_steps = 0
+
+    @property
+    def batch_size(self) -> int:
+        """In transitions per opt step."""
+        return self._config.batch_size
+
+    @abstractmethod
+    def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """The values ``(n, n_actions)`` the greedy action maximises, for observations ``(n, obs_dim)``."""
+
+    @abstractmethod
+    def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The loss of ``batch`` to minimise, each item's new priority (for prioritized replay) and the
+        mean predicted value of the taken actions (for the record)."""
+
+    def _values_of(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
+        with torch.inference_mode():
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
+            return self._action_values(x)
+
+    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
+        """An int64 action of shape ``()``: explored in train mode, greedy in eval mode."""
+        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._values_of(obs, 1)[0])
+
+    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.int64]]:
+        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        n = len(obs)
+        return discrete_actions(
+            self.explorer, self._train, self.n_actions, lambda: self._values_of(np.stack(obs), n), n
+        )
+
+    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
+        """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
+
+        Returns:
+            ``train/loss``, ``train/q_mean``, ``train/grad_norm`` and, for epsilon-greedy, ``train/epsilon``.
+        """
+        c = self._config
+        if len(buffer) < c.batch_size:
+            return None
+        batch = buffer.batch(c.batch_size).to(self.device)
+        loss, priority, q_mean = self._loss(batch)
+        grad_norm = gradient_step(self.optimizer, loss, self._online_params, c.max_grad_norm)
+        self.opt_steps += 1
+        if self.opt_steps % c.target_update_interval == 0:
+            update_target(self._tgt_params, self._online_params, c.tau)
+        if batch.weight is not None:
+            buffer.update_priority(batch.ix_sample, priority.detach().cpu().numpy())
+        return Record(
+            {
+                "train/loss": float(loss.detach()),
+                "train/q_mean": float(q_mean),
+                "train/grad_norm": grad_norm,
+                **explorer_record(self.explorer),
+            }
+        )
+
+    def _extra_state(self) -> dict[str, Any]:
+        """What a subclass adds to ``state.pt``."""
+        return {}
+
+    def _load_extra_state(self, state: dict[str, Any]) -> None:
+        """Restores what :meth:`_extra_state` returned."""
+
+    def _modules(self) -> dict[str, nn.Module]:
+        return {self._files[0]: self.net, self._files[1]: self.net_tgt}
+
+    def save_params(self, path: Path) -> list[Path]:
+        """Writes the online and target networks and ``state.pt`` (optimiser state, opt steps, the
+        explorer's schedule and RNG, and what the subclass adds) to ``path``."""
+        extra = {
+            "optimizer": self.optimizer.state_dict(),
+            "opt_steps": self.opt_steps,
+            "explorer": self.explorer.state_dict(),
+            **self._extra_state(),
+        }
+        return save_modules(path, self._modules(), extra)
+
+    def load_params(self, path: Path) -> None:
+        """Reads what ``save_params`` wrote.
+
+        Raises:
+            FileNotFoundError: a file is missing (the message names it).
+            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
+        """
+        keys = ["optimizer", "opt_steps", "explorer", *self._extra_state()]
+        state = load_modules(path, self._modules(), self._name, self.device, keys)
+        load_optimizer(self.optimizer, state["optimizer"])
+        self.opt_steps = int(state["opt_steps"])
+        self.explorer.load_state_dict(state["explorer"])
+        self._load_extra_state(state)

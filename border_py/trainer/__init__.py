@@ -1,0 +1,38 @@
+"""Training: one bookkeeping core, one loop, a regime for each way items arrive.
+
+- :mod:`~border_py.trainer.config`: ``TrainerConfig``, the schedule every regime shares.
+- :mod:`~border_py.trainer.bookkeeper`: ``Bookkeeper``, what happens after each opt step (evaluation,
+  best model, records, periodic saves, stopping).
+- :mod:`~border_py.trainer.loop`: the one loop and the ``Regime`` seam.
+- :mod:`~border_py.trainer.online`: ``Trainer[E, P, R]``, online training, with
+  :mod:`~border_py.trainer.sampler` (``SyncSampler``) beside it.
+- :mod:`~border_py.trainer.offline`: ``OfflineTrainer``, training on a fixed dataset.
+- :mod:`~border_py.trainer.state`: the checkpoint's trainer state (JSON) and the resume checks.
+- :mod:`~border_py.trainer.interrupts`: SIGINT and SIGTERM.
+- :mod:`~border_py.trainer.result`: ``TrainResult``.
+"""
+
+from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.config import TrainerConfig
+from border_py.trainer.interrupts import TrainingInterrupted
+from border_py.trainer.loop import Regime
+from border_py.trainer.offline import OfflineTrainer
+from border_py.trainer.online import Trainer, TrainerOf, opts_due
+from border_py.trainer.result import Evaluation, StopReason, TrainResult
+from border_py.trainer.sampler import ResumeWarning, SyncSampler
+
+__all__ = [
+    "Bookkeeper",
+    "Evaluation",
+    "OfflineTrainer",
+    "Regime",
+    "ResumeWarning",
+    "StopReason",
+    "SyncSampler",
+    "TrainResult",
+    "Trainer",
+    "TrainerConfig",
+    "TrainerOf",
+    "TrainingInterrupted",
+    "opts_due",
+]

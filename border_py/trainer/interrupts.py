@@ -1,0 +1,61 @@
+"""SIGINT and SIGTERM during training: finish the current step, save a checkpoint, then stop."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any
+
+
+class TrainingInterrupted(Exception):  # noqa: N818 (it is not an error: the run stopped as asked)
+    """Training stopped on SIGINT or SIGTERM after saving a checkpoint.
+
+    Attributes:
+        signum: the signal received.
+        opt_steps: opt steps done when training stopped.
+        env_steps: env steps done.
+        checkpoint: the checkpoint written, ``None`` without a ``model_dir``.
+    """
+
+    def __init__(self, signum: int, opt_steps: int, env_steps: int, checkpoint: Path | None) -> None:
+        self.signum, self.opt_steps, self.env_steps = signum, opt_steps, env_steps
+        self.checkpoint = checkpoint
+        where = (
+            f"checkpoint saved to {checkpoint}" if checkpoint is not None else "no model_dir: nothing saved"
+        )
+        super().__init__(
+            f"training interrupted by {signal.Signals(signum).name} at opt step {opt_steps} "
+            f"(env step {env_steps}); {where}"
+        )
+
+
+class Interrupts:
+    """While active (in the main thread), SIGINT and SIGTERM set ``signum`` for the loop to act on after
+    the current step; a second signal gets the previous handler, so it acts at once."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signum = signum
+        signal.signal(signum, self._previous[signum])
+        name = signal.Signals(signum).name
+        print(
+            f"\n{name} received: finishing the current step, then saving a checkpoint "
+            f"(send {name} again to stop at once)",
+            file=sys.stderr,
+        )
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)

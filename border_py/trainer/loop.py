@@ -1,0 +1,223 @@
+"""The one training loop, and the ``Regime`` seam every kind of training plugs into.
+
+::
+
+    books = Bookkeeper(...);  restore a checkpoint (resume_from);  agent.train()
+    while not books.stop_reason and no signal:
+        for _ in range(regime.advance(books)):     # experience in; how many opt steps are due now
+            if not books.may_optimise: break
+            record = agent.opt(buffer)             # None: the agent skipped (not an opt step)
+            books.after_skip() if record is None else books.after_opt(record, seconds)
+    books.finish(interrupted);  raise TrainingInterrupted on a signal
+
+A :class:`Regime` decides where items come from and when an opt step is due: online, a sampler steps the
+env and pushes items (:class:`~border_py.trainer.online.OnlineRegime`); offline, nothing comes in and one
+opt step is due per turn (:class:`~border_py.trainer.offline.OfflineRegime`). Everything after an opt step
+is the :class:`~border_py.trainer.bookkeeper.Bookkeeper`'s.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import tqdm
+
+from border_py.base.agent import Agent
+from border_py.base.evaluator import Evaluator
+from border_py.base.recorder import Recorder
+from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.typevars import A, B, O
+from border_py.checkpoint import checkpoint_problem, load_meta, prepare_model_dir
+from border_py.seeding import global_rng_states, set_global_rng_states
+from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.config import TrainerConfig
+from border_py.trainer.interrupts import Interrupts, TrainingInterrupted
+from border_py.trainer.result import TrainResult
+from border_py.trainer.state import check_same_setup, read_trainer_state, write_trainer_state
+
+
+class Regime(Protocol):
+    """Where a kind of training gets its items, and what of it a checkpoint holds."""
+
+    @property
+    def name(self) -> str:
+        """``online``, ``offline``, ...: recorded in the trainer state, checked on resume."""
+        ...
+
+    def setup(self) -> dict[str, Any]:
+        """The configs that ``meta.yaml`` records (``trainer`` and the regime's components)."""
+        ...
+
+    def same_on_resume(self) -> tuple[str, ...]:
+        """The dotted setup keys a resumed run must share with its checkpoint (``env``, ``trainer.seed``)."""
+        ...
+
+    def advance(self, books: Bookkeeper[Any, Any]) -> int:
+        """Brings in experience (updating ``books.env_steps`` and storing env records); returns how many
+        opt steps are due now."""
+        ...
+
+    def take_fps(self) -> float | None:
+        """Env steps per second of sampling since the last call; ``None`` for a regime that takes no env
+        steps (offline), which then records no ``time/fps``."""
+        ...
+
+    def state_dict(self) -> dict[str, Any]:
+        """The regime's state for ``trainer_state.json``: plain data and numpy arrays."""
+        ...
+
+    def save_files(self, path: Path) -> list[Path]:
+        """Writes the regime's own checkpoint files (the buffer) into ``path``; returns them."""
+        ...
+
+    def restore(self, path: Path, state: dict[str, Any], books: Bookkeeper[Any, Any]) -> None:
+        """Restores what :meth:`state_dict` and :meth:`save_files` saved in checkpoint ``path``, after the
+        books were restored."""
+        ...
+
+
+@runtime_checkable
+class HasBatchSize(Protocol):
+    """An agent that learns from batches of ``batch_size`` items."""
+
+    @property
+    def batch_size(self) -> int:
+        """In items per batch."""
+        ...
+
+
+@runtime_checkable
+class HasCapacity(Protocol):
+    """A buffer config with a ``capacity`` in items."""
+
+    @property
+    def capacity(self) -> int:
+        """In items: the most the buffer holds."""
+        ...
+
+
+def check_agent_fits(
+    config: TrainerConfig, agent: object, buffer_config: object, evaluator: object | None
+) -> None:
+    """Checks before anything runs what would otherwise fail late or hang: an evaluator for
+    ``eval_interval``, and a batch no larger than the buffer can ever hold.
+
+    Raises:
+        ValueError: the message names the fields.
+    """
+    if config.eval_interval is not None and evaluator is None:
+        raise ValueError("TrainerConfig.eval_interval is set but train() got no evaluator")
+    if (
+        isinstance(agent, HasBatchSize)
+        and isinstance(buffer_config, HasCapacity)
+        and agent.batch_size > buffer_config.capacity
+    ):
+        raise ValueError(
+            f"agent.batch_size ({agent.batch_size}) is larger than replay_buffer.capacity "
+            f"({buffer_config.capacity}): the buffer can never hold a batch, so the agent would never "
+            "take an opt step"
+        )
+
+
+@contextmanager
+def training_session(config: TrainerConfig, resume_from: Path | str | None) -> Iterator[None]:
+    """Holds ``model_dir`` for the run: checks it is writable, takes its lock and refuses a model
+    directory holding another run unless this one resumes it (see
+    :func:`~border_py.checkpoint.prepare_model_dir`). Nothing to do without a ``model_dir``."""
+    if config.model_dir is None:
+        yield
+        return
+    with prepare_model_dir(Path(config.model_dir), resuming=resume_from is not None):
+        yield
+
+
+def run_training(
+    config: TrainerConfig,
+    regime: Regime,
+    agent: Agent[O, A, B],
+    buffer: ReplayBuffer[B],
+    recorder: Recorder,
+    evaluator: Evaluator[O, A] | None,
+    progress: bool,
+    resume_from: Path | str | None,
+) -> TrainResult:
+    """Runs the loop of the module docstring until the books say stop; see ``Trainer.train``."""
+
+    def write_state(path: Path) -> list[Path]:
+        state = {
+            "regime": regime.name,
+            "books": books.state_dict(),
+            "source": regime.state_dict(),
+            "rng": global_rng_states(),
+        }
+        return [write_trainer_state(path, state), *regime.save_files(path)]
+
+    meta = {"config": regime.setup()}
+    books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_fps, write_state)
+    rng = None if resume_from is None else _restore(Path(resume_from), regime, agent, books)
+    agent.train()
+    by_opts = config.max_opts is not None
+    bar = tqdm.tqdm(
+        total=config.max_opts if by_opts else config.max_env_steps,
+        initial=books.opt_steps if by_opts else books.env_steps,
+        unit="opt" if by_opts else "env step",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    if rng is not None:
+        set_global_rng_states(rng)  # last: nothing above may draw from them
+    with Interrupts() as interrupts, bar:
+        while books.stop_reason is None and interrupts.signum is None:
+            env_steps = books.env_steps
+            for _ in range(regime.advance(books)):
+                if not books.may_optimise:
+                    break
+                start = time.perf_counter()
+                opt_record = agent.opt(buffer)
+                if opt_record is None:
+                    books.after_skip()
+                    continue
+                books.after_opt(opt_record, time.perf_counter() - start)
+                if by_opts:
+                    bar.update(1)
+                if progress and books.last_score is not None:
+                    bar.set_postfix(
+                        eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False
+                    )
+            if not by_opts:
+                bar.update(books.env_steps - env_steps)
+        books.finish(interrupted=interrupts.signum is not None)
+        if interrupts.signum is not None:
+            raise TrainingInterrupted(
+                interrupts.signum, books.opt_steps, books.env_steps, books.checkpoint_dir()
+            )
+    return books.result()
+
+
+def check_checkpoint(path: Path, regime: str, setup: dict[str, Any], same: tuple[str, ...]) -> dict[str, Any]:
+    """Checks that ``path`` is a complete checkpoint of a ``regime`` run whose setup shares the keys
+    ``same`` with ``setup``; returns its trainer state. Reads, never writes.
+
+    Raises:
+        FileNotFoundError: ``path`` is not a complete checkpoint (the message says what is missing).
+        ValueError: a file is corrupt, of an older border_py or of another regime, or the setups differ (the
+            message names the first differing field).
+    """
+    problem = checkpoint_problem(path)
+    if problem is not None:
+        raise FileNotFoundError(f"{path} is not a complete training checkpoint: {problem}")
+    check_same_setup(path, load_meta(path).get("config"), setup, same)
+    return read_trainer_state(path, regime)
+
+
+def _restore(path: Path, regime: Regime, agent: Agent[Any, Any, Any], books: Bookkeeper[Any, Any]) -> Any:
+    """Loads the checkpoint ``path`` into the run; returns the global RNG states to set last."""
+    state = check_checkpoint(path, regime.name, regime.setup(), regime.same_on_resume())
+    agent.load_params(path)
+    books.load_state_dict(state["books"])
+    regime.restore(path, state["source"], books)
+    return state["rng"]

@@ -1,0 +1,46 @@
+"""What a training run reports: ``TrainResult`` and its ``Evaluation`` s."""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+import attrs
+
+StopReason: TypeAlias = Literal["max_opts", "max_env_steps", "stop_score"]
+"""Why training ended: the opt-step or env-step budget ran out, or an evaluation reached ``stop_score``."""
+
+
+@attrs.frozen
+class Evaluation:
+    """One evaluation during training: when (in opt and env steps) and its score."""
+
+    opt_steps: int
+    env_steps: int
+    score: float
+
+
+@attrs.frozen(kw_only=True)
+class TrainResult:
+    """What a finished training run reports."""
+
+    opt_steps: int
+    env_steps: int
+    best_score: float
+    """The best evaluation score (``-inf`` when no evaluation ran)."""
+    last_score: float | None
+    """The last evaluation score, ``None`` when no evaluation ran."""
+    evaluations: tuple[Evaluation, ...] = ()
+    """Every evaluation, in order."""
+    stop_reason: StopReason = "max_opts"
+    """Why training ended."""
+
+    def env_steps_to_reach(self, score: float) -> int | None:
+        """In env steps: when an evaluation first scored ``>= score``; ``None`` if none did.
+
+        Example:
+            >>> r = TrainResult(opt_steps=2, env_steps=20, best_score=5.0, last_score=5.0,
+            ...                 evaluations=(Evaluation(1, 10, 1.0), Evaluation(2, 20, 5.0)))
+            >>> r.env_steps_to_reach(5.0), r.env_steps_to_reach(9.0)
+            (20, None)
+        """
+        return next((e.env_steps for e in self.evaluations if e.score >= score), None)

@@ -1,0 +1,380 @@
+"""What every example script shares: its flags, config resolution, run directory and the two commands.
+
+An example defines an attrs ``Config`` (see :class:`OnlineConfig`), how to make its agent from the
+evaluation env, ``train(config, options) -> TrainResult`` (:func:`train_online`) and
+``evaluate(config, model_dir) -> float`` (:func:`evaluate_online`); its ``main`` is :func:`run_example`.
+The flags are the same for every example::
+
+    python -m examples.<algo>_<env> --train --model-dir runs/x [--config FILE] [--seed N] [--max-opts N]
+    python -m examples.<algo>_<env> --resume --model-dir runs/x   # continues from the newest checkpoint
+    python -m examples.<algo>_<env> --eval --model-dir runs/x     # reads runs/x/config.yaml
+
+Every check runs before anything is written: the config (its file and field named), the envs, the agent
+(its device), the pairing of batch size and buffer, the resume point, the lock on ``model_dir`` and whether
+``model_dir`` holds another run (``--overwrite`` to start over there). Errors end the script with status 2
+and one line on stderr; Ctrl-C (SIGINT) or SIGTERM during training saves a checkpoint and exits with status
+128 + the signal number; ``--resume`` continues from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import attrs
+
+from border_py import (
+    Agent,
+    AnyEnv,
+    Builder,
+    ConfigError,
+    Evaluator,
+    ModelDirBusyError,
+    Recorder,
+    SeededBuilder,
+    StepProcessor,
+    Trainer,
+    TrainerConfig,
+    TrainingBuffer,
+    TrainingInterrupted,
+    TrainResult,
+    configure_torch,
+    load_yaml,
+    save_yaml,
+    seed_everything,
+)
+from border_py.base.typevars import A, A_contra, B, B_co, I, O, O_co
+from border_py.checkpoint import (
+    latest_checkpoint,
+    load_meta,
+    prepare_model_dir,
+    resolve_saved,
+    saved_model_problem,
+    skipped_checkpoints,
+)
+from border_py.recorders import TensorboardRecorder
+from border_py.trainer.loop import check_agent_fits
+
+
+class Closeable(Protocol):
+    """Something with resources to release."""
+
+    def close(self) -> None: ...
+
+
+V = TypeVar("V", bound=Closeable)
+"""The evaluation env's type (the agent reads its sizes from it)."""
+
+
+class ExampleConfig(Protocol):
+    """What :func:`run_example` reads of an example's config (an attrs class)."""
+
+    @property
+    def trainer(self) -> TrainerConfig: ...
+
+    @property
+    def torch_threads(self) -> int: ...
+
+
+C = TypeVar("C", bound=ExampleConfig)
+
+
+V_contra = TypeVar("V_contra", bound=Closeable, contravariant=True)
+
+
+class EvaluatorBuilder(Protocol[V_contra, O_co, A_contra]):
+    """A config that builds an evaluator over an env of type ``V`` (``DefaultEvaluatorConfig``)."""
+
+    def build(self, env: V_contra) -> Evaluator[O_co, A_contra]: ...
+
+
+class OnlineConfig(ExampleConfig, Protocol[V, O, A, I, B_co]):
+    """An example trained online: its env (or vector env), evaluation env, step processor, replay buffer
+    and evaluator, bound by one observation, action, item and batch type."""
+
+    @property
+    def env(self) -> SeededBuilder[AnyEnv[O, A]]: ...
+
+    @property
+    def eval_env(self) -> SeededBuilder[V]: ...
+
+    @property
+    def step_processor(self) -> Builder[StepProcessor[O, A, I]]: ...
+
+    @property
+    def replay_buffer(self) -> SeededBuilder[TrainingBuffer[I, B_co]]: ...
+
+    @property
+    def evaluator(self) -> EvaluatorBuilder[V, O, A]: ...
+
+
+MakeRecorder = Callable[[Path, int | None], Recorder]
+"""Makes the run's recorder from ``model_dir`` and the step from which to hide what an interrupted run
+wrote (``None`` for a new run)."""
+
+
+def tensorboard(model_dir: Path, purge_step: int | None) -> Recorder:
+    """TensorBoard event files in ``model_dir/tensorboard``."""
+    return TensorboardRecorder(model_dir / "tensorboard", purge_step=purge_step)
+
+
+@attrs.frozen(kw_only=True)
+class RunOptions:
+    """How to run an example, from its flags."""
+
+    progress: bool = True
+    """Show a progress bar."""
+    resume: bool = False
+    """Continue from the newest complete checkpoint in ``model_dir``."""
+    overwrite: bool = False
+    """Remove another run's saves from ``model_dir`` first (without it, such a directory is refused)."""
+    source: str = "the built-in config"
+    """Where the config came from, for error messages."""
+    make_recorder: MakeRecorder = tensorboard
+    """The run's recorder."""
+
+
+def with_trainer(config: C, **changes: Any) -> C:
+    """``config`` with its ``trainer`` fields changed (``attrs.evolve`` one level down).
+
+    Example:
+        >>> @attrs.frozen
+        ... class Run:
+        ...     trainer: TrainerConfig
+        >>> with_trainer(Run(TrainerConfig(max_opts=10, opt_interval=1)), seed=7).trainer.seed
+        7
+    """
+    # mypy cannot see that C, bound to a protocol, is an attrs class.
+    return attrs.evolve(config, trainer=attrs.evolve(config.trainer, **changes))  # type: ignore[misc]
+
+
+@contextmanager
+def _refused(source: str, what: str) -> Iterator[None]:
+    """Turns an error of building ``what`` into a :class:`ConfigError` naming ``source`` and ``what``."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{source}: {what}: {exc}") from exc
+
+
+def _model_dir(config: ExampleConfig) -> Path:
+    if config.trainer.model_dir is None:
+        raise ConfigError("trainer.model_dir is None: an example always saves its models")
+    return Path(config.trainer.model_dir)
+
+
+def train_online(
+    config: OnlineConfig[V, O, A, I, B], make_agent: Callable[[V], Agent[O, A, B]], options: RunOptions
+) -> TrainResult:
+    """Trains the agent ``make_agent`` makes, saving into ``config.trainer.model_dir``.
+
+    The evaluation env is built once (seed ``trainer.seed + 1``): the agent reads its sizes from it and
+    the evaluator runs on it. ``model_dir/config.yaml`` is written only once every check has passed (see
+    the module docstring).
+    """
+    model_dir = _model_dir(config)
+    seed_everything(config.trainer.seed)
+    configure_torch(config.torch_threads)
+    trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
+    with prepare_model_dir(model_dir, resuming=options.resume, overwrite=options.overwrite):
+        resume_from = find_resume_point(model_dir) if options.resume else None
+        if resume_from is not None:
+            trainer.check_resume(resume_from)
+        elif not options.overwrite:
+            _refuse_other_logs(model_dir)
+        with _refused(options.source, "env"):
+            config.env.build(config.trainer.seed).close()
+        with _eval_env(config, options.source) as eval_env:
+            with _refused(options.source, "agent"):
+                agent = make_agent(eval_env)
+            evaluator = config.evaluator.build(eval_env)
+            with _refused(options.source, "trainer"):
+                check_agent_fits(config.trainer, agent, config.replay_buffer, evaluator)
+            if options.overwrite:
+                shutil.rmtree(model_dir / "tensorboard", ignore_errors=True)
+            save_yaml(config, model_dir / "config.yaml")
+            return _train_with_recorder(
+                model_dir,
+                options,
+                resume_from,
+                lambda recorder: trainer.train(
+                    agent, recorder, evaluator, progress=options.progress, resume_from=resume_from
+                ),
+            )
+
+
+def _refuse_other_logs(model_dir: Path) -> None:
+    """A new run does not add its curves to another run's (a run stopped before its first save)."""
+    logs = model_dir / "tensorboard"
+    if logs.is_dir() and any(logs.iterdir()):
+        raise FileExistsError(
+            f"model_dir {str(model_dir)!r} holds another run's {logs.name}/: --resume it, --overwrite to "
+            "start over, or choose another --model-dir"
+        )
+
+
+def find_resume_point(model_dir: Path) -> Path | None:
+    """The newest complete checkpoint in ``model_dir``, saying which (or that there is none), and which
+    newer directories it passes over and why, on stdout."""
+    for skipped, problem in skipped_checkpoints(model_dir):
+        print(f"skipping {skipped}: {problem}")
+    path = latest_checkpoint(model_dir)
+    if path is None:
+        print(f"no complete checkpoint in {model_dir}: training from scratch")
+    else:
+        print(f"resuming from {path}")
+    return path
+
+
+def evaluate_online(
+    config: OnlineConfig[V, O, A, I, B], make_agent: Callable[[V], Agent[O, A, B]], model_dir: Path
+) -> float:
+    """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return.
+
+    Raises:
+        FileNotFoundError, ValueError: ``best`` is missing or incomplete (the message says what is wrong).
+    """
+    configure_torch(config.torch_threads)
+    best = resolve_saved(model_dir / "best")
+    problem = saved_model_problem(best)
+    if problem is not None:
+        raise FileNotFoundError(f"cannot evaluate {best}: {problem}")
+    with _eval_env(config, "the saved config") as eval_env:
+        agent = make_agent(eval_env)
+        agent.load_params(best)
+        agent.eval()
+        score, _ = config.evaluator.build(eval_env).evaluate(agent)
+    print(f"eval of {best}: mean return {score:.1f}")
+    return score
+
+
+@contextmanager
+def _eval_env(config: OnlineConfig[V, O, A, I, B], source: str) -> Iterator[V]:
+    """The evaluation env (seed ``trainer.seed + 1``, apart from the training env's), closed after use."""
+    with _refused(source, "eval_env"):
+        env = config.eval_env.build(config.trainer.seed + 1)
+    with closing(env):
+        yield env
+
+
+def _train_with_recorder(
+    model_dir: Path, options: RunOptions, resume_from: Path | None, train: Callable[[Recorder], TrainResult]
+) -> TrainResult:
+    """Runs ``train`` with the run's recorder (closed even when training fails) and prints a summary.
+    When resuming, what the interrupted run recorded after its checkpoint is hidden, so the curves
+    continue from the checkpoint's opt step."""
+    purge_step = None if resume_from is None else int(load_meta(resume_from)["opt_steps"]) + 1
+    recorder = options.make_recorder(model_dir, purge_step)
+    try:
+        result = train(recorder)
+    finally:
+        recorder.close()
+    print(f"trained {result.opt_steps} opt steps, {result.env_steps} env steps", end="; ")
+    print(f"best eval {result.best_score:.1f}; stopped at {result.stop_reason}")
+    return result
+
+
+def _parser(doc: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--train", action="store_true", help="train and save models")
+    parser.add_argument(
+        "--resume", action="store_true", help="train, continuing from the newest checkpoint in model_dir"
+    )
+    parser.add_argument("--eval", action="store_true", help="evaluate model_dir/best")
+    parser.add_argument("--model-dir", type=Path, help="where models, config and logs go")
+    parser.add_argument("--config", type=Path, help="a YAML config (default: the built-in one)")
+    parser.add_argument("--seed", type=int, help="seed of the run")
+    parser.add_argument("--max-opts", type=int, help="opt steps to train (at most)")
+    parser.add_argument(
+        "--max-env-steps",
+        type=int,
+        help="env steps to train (at most); alone, it replaces the config's max_opts",
+    )
+    parser.add_argument("--stop-score", type=float, help="stop after an evaluation scoring at least this")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="remove another run's saves and logs in model_dir first"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def _resolve_config(args: argparse.Namespace, default: C) -> tuple[C, str]:
+    """The config the flags ask for, and where it came from."""
+    saved = None if args.model_dir is None else args.model_dir / "config.yaml"
+    config, source = default, "the built-in config"
+    if args.config is not None:
+        config, source = load_yaml(type(default), args.config), str(args.config)
+    elif (args.resume or (args.eval and not args.train)) and saved is not None and saved.is_file():
+        config, source = load_yaml(type(default), saved), str(saved)
+    overrides: dict[str, Any] = {
+        "model_dir": None if args.model_dir is None else str(args.model_dir),
+        "seed": args.seed,
+        "max_opts": args.max_opts,
+        "max_env_steps": args.max_env_steps,
+        "stop_score": args.stop_score,
+    }
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    if args.max_env_steps is not None and args.max_opts is None:
+        changes["max_opts"] = None  # a budget in env steps alone: the config's max_opts would cut it short
+    with _refused(source, "trainer"):
+        return with_trainer(config, **changes), source
+
+
+def run_example(
+    argv: list[str] | None,
+    doc: str | None,
+    default: C,
+    train: Callable[[C, RunOptions], TrainResult],
+    evaluate: Callable[[C, Path], float],
+) -> int:
+    """Parses the common flags, resolves the config and runs training and/or evaluation.
+
+    The config is ``--config FILE`` if given; else, for ``--eval`` alone or ``--resume``,
+    ``model_dir/config.yaml`` when it exists; else ``default``. ``--model-dir``, ``--seed``,
+    ``--max-opts``, ``--max-env-steps`` and ``--stop-score`` then override its trainer (``--max-opts``
+    extends a resumed run).
+
+    Returns:
+        The exit status: 0; 2 for a refused config, model directory or checkpoint (the reason on stderr);
+        or 128 + the signal number when SIGINT or SIGTERM stopped training (after saving a checkpoint).
+    """
+    parser = _parser(doc)
+    args = parser.parse_args(argv)
+    if not (args.train or args.eval or args.resume):
+        parser.error("give --train, --resume, --eval or a combination")
+    if args.resume and args.model_dir is None:
+        parser.error("--resume needs --model-dir")
+    if args.resume and args.overwrite:
+        parser.error("--resume continues the run in model_dir; --overwrite removes it: give one")
+    try:
+        config, source = _resolve_config(args, default)
+        if args.train or args.resume:
+            options = RunOptions(
+                progress=not args.no_progress, resume=args.resume, overwrite=args.overwrite, source=source
+            )
+            train(config, options)
+        if args.eval:
+            if config.trainer.model_dir is None:
+                parser.error("--eval needs --model-dir (or a config with trainer.model_dir)")
+            evaluate(config, Path(config.trainer.model_dir))
+    except TrainingInterrupted as exc:
+        print(f"{exc}", file=sys.stderr)
+        if exc.checkpoint is not None:
+            print(f"continue with: --resume --model-dir {config.trainer.model_dir}", file=sys.stderr)
+        return 128 + exc.signum
+    except (
+        ConfigError,
+        ModelDirBusyError,
+        FileExistsError,
+        FileNotFoundError,
+        PermissionError,
+        ValueError,
+    ) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
