@@ -53,6 +53,7 @@ from border_py.checkpoint import (
     latest_checkpoint,
     load_meta,
     prepare_model_dir,
+    previous_run,
     resolve_saved,
     saved_model_problem,
     skipped_checkpoints,
@@ -186,7 +187,7 @@ def train_online(
         if resume_from is not None:
             trainer.check_resume(resume_from)
         elif not options.overwrite:
-            _refuse_other_logs(model_dir)
+            _refuse_another_run(model_dir)
         with _refused(options.source, "env"):
             config.env.build(config.trainer.seed).close()
         with _eval_env(config, options.source) as eval_env:
@@ -208,13 +209,17 @@ def train_online(
             )
 
 
-def _refuse_other_logs(model_dir: Path) -> None:
-    """A new run does not add its curves to another run's (a run stopped before its first save)."""
+def _refuse_another_run(model_dir: Path) -> None:
+    """A run from scratch never replaces another run's saves (a ``--resume`` that found no complete
+    checkpoint included) nor adds its curves to another run's."""
+    found = previous_run(model_dir)
     logs = model_dir / "tensorboard"
     if logs.is_dir() and any(logs.iterdir()):
+        found.append(f"{logs.name}/")
+    if found:
         raise FileExistsError(
-            f"model_dir {str(model_dir)!r} holds another run's {logs.name}/: --resume it, --overwrite to "
-            "start over, or choose another --model-dir"
+            f"model_dir {str(model_dir)!r} holds another run ({', '.join(found)}) and no checkpoint to "
+            "resume it from: --overwrite to start over there, or choose another --model-dir"
         )
 
 

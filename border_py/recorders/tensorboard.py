@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,8 @@ class TensorboardRecorder(AggregatingRecorder):
     """Writes records as TensorBoard event files under ``logdir``.
 
     Scalars become scalar curves, 1-d arrays histograms, 2-d (HW) and 3-d (CHW) arrays images, texts and
-    datetimes text entries. The step axis is the ``step`` given (the trainer passes ``opt_steps``).
+    datetimes text entries. The step axis is the ``step`` given (the trainer passes ``opt_steps``). An
+    ``OSError`` (a full or read-only disk) names ``logdir``.
 
     Args:
         logdir: the directory of the event files (created if needed).
@@ -36,14 +39,27 @@ class TensorboardRecorder(AggregatingRecorder):
     def __init__(self, logdir: Path | str, purge_step: int | None = None) -> None:
         super().__init__()
         self.logdir = Path(logdir)
-        self.logdir.mkdir(parents=True, exist_ok=True)
-        # tensorboardX names files by the second: a second writer within the same second would truncate
-        # the first's file. A nanosecond suffix keeps both, and their names in the order they were made.
-        self._writer = SummaryWriter(
-            logdir=str(self.logdir), purge_step=purge_step, filename_suffix=f".{time.time_ns()}"
-        )
+        with self._naming_logdir():
+            self.logdir.mkdir(parents=True, exist_ok=True)
+            # tensorboardX names files by the second: a second writer within the same second would
+            # truncate the first's file. A nanosecond suffix keeps both, in the order they were made.
+            self._writer = SummaryWriter(
+                logdir=str(self.logdir), purge_step=purge_step, filename_suffix=f".{time.time_ns()}"
+            )
+
+    @contextlib.contextmanager
+    def _naming_logdir(self) -> Iterator[None]:
+        """An ``OSError`` (a full disk) says which directory it is about."""
+        try:
+            yield
+        except OSError as exc:
+            raise OSError(exc.errno, f"TensorBoard logs in {self.logdir}: {exc.strerror or exc}") from exc
 
     def _write(self, record: Record, step: int) -> None:
+        with self._naming_logdir():
+            self._write_values(record, step)
+
+    def _write_values(self, record: Record, step: int) -> None:
         for key, value in record.items():
             if isinstance(value, float):
                 self._writer.add_scalar(key, value, step)
@@ -58,7 +74,9 @@ class TensorboardRecorder(AggregatingRecorder):
                 self._writer.add_text(key, value, step)
 
     def _flush_output(self) -> None:
-        self._writer.flush()
+        with self._naming_logdir():
+            self._writer.flush()
 
     def _close_output(self) -> None:
-        self._writer.close()
+        with self._naming_logdir():
+            self._writer.close()

@@ -21,6 +21,7 @@ from border_py.replay_buffer.transition import Transition, TransitionBatch
 _positive = attrs.validators.gt(0)
 
 BUFFER_FILE = "replay_buffer.npz"
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 @attrs.frozen(kw_only=True)
@@ -128,13 +129,14 @@ class SimpleReplayBuffer:
             ) from exc
         s.obs[i] = item.obs
         s.next_obs[i] = item.next_obs
+        # Checked against float32's range, not only for NaN: a finite float64 reward (an n-step sum of large
+        # ones) can overflow to inf in the float32 column. The comparison is False for NaN too.
+        if not -_FLOAT32_MAX <= item.reward <= _FLOAT32_MAX:
+            raise ValueError(f"transition reward {item.reward!r} is not finite as a float32")
         s.reward[i] = item.reward
         s.is_terminated[i] = item.is_terminated
         s.is_truncated[i] = item.is_truncated
         s.discount[i] = item.discount
-        # Checked after the cast to float32: a finite float64 reward can overflow to inf there.
-        if not math.isfinite(s.reward[i]):
-            raise ValueError(f"transition reward {item.reward!r} is not finite as a float32")
         if self._tree is not None and self.config.per is not None:
             priority = self._max_priority**self.config.per.alpha
             self._tree.update(np.array([i]), np.array([priority]))

@@ -59,8 +59,9 @@ class TransitionStorage:
 
     def gather(self, ix: npt.NDArray[np.int64], weight: torch.Tensor | None = None) -> TransitionBatch:
         """The rows ``ix`` as a batch of tensors that share memory with no further copy."""
-        # ``take(ix, axis=0)``, not ``a[ix]``: the same rows, 6x faster for 2-D arrays (no general
-        # fancy-indexing machinery). The scalar columns come out as strided views of one gathered array.
+        # ``take(ix, axis=0)``, not ``a[ix]``: the same rows, without numpy's general fancy-indexing
+        # machinery (benchmarks/RESULTS.md has the measured gain). The scalar columns come out as strided
+        # views of one gathered array.
         reward, is_terminated, is_truncated, discount = torch.from_numpy(
             self.scalars.take(ix, axis=0)
         ).unbind(1)

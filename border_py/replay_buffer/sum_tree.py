@@ -29,8 +29,8 @@ def _update_kernel(
     # Leaf by leaf, each walk recomputing ancestors from their children. A walk stops below the first
     # ancestor of the next leaf: the next walk recomputes that node and everything above it, after this
     # leaf is set. So the last walk through a node comes after every leaf below it is set, and the result
-    # is the bottom-up one. Sorted indices (what stratified sampling returns) share most upper nodes:
-    # 1.5x faster for 256 of them in a 1e5 tree.
+    # is the bottom-up one. Sorted indices (what stratified sampling returns) share most upper nodes, so
+    # most walks stop early.
     n = indices.shape[0]
     for j in range(n):
         node = indices[j] + size
@@ -55,8 +55,8 @@ def _find_kernel(
     out: npt.NDArray[np.int64],
 ) -> None:
     # All walks go down one level at a time, branch-free, like the numpy version: the loads of one level
-    # do not depend on each other, so the CPU overlaps their cache misses and mispredicts nothing. Walk
-    # by walk is 2.7x slower for 256 random values in a 1e5 tree. ``values`` is overwritten.
+    # do not depend on each other, so the CPU overlaps their cache misses and mispredicts nothing (walk
+    # by walk is slower: benchmarks/RESULTS.md). ``values`` is overwritten.
     n = values.shape[0]
     for j in range(n):
         out[j] = 1

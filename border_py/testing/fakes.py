@@ -252,7 +252,8 @@ class ConstantPolicy:
 
 
 class FakeAgent(TrainEvalMode):
-    """Counts opt calls; ``opt`` returns ``None`` for the first ``skip_first`` calls.
+    """Counts opt calls; ``opt`` returns ``None`` for the first ``skip_first`` calls, and draws a batch of
+    ``batch_size`` items at each opt step when ``batch_size > 0``.
 
     Attributes:
         n_opt_calls: every ``opt`` call, skipped ones included.
@@ -260,9 +261,10 @@ class FakeAgent(TrainEvalMode):
         saves: the directories saved into, in order.
     """
 
-    def __init__(self, skip_first: int = 0, act: int = 0) -> None:
+    def __init__(self, skip_first: int = 0, act: int = 0, batch_size: int = 0) -> None:
         self.skip_first = skip_first
         self.act = act
+        self.batch_size = batch_size
         self.n_opt_calls = 0
         self.n_opts = 0
         self.opt_buffer_lens: list[int] = []
@@ -279,6 +281,8 @@ class FakeAgent(TrainEvalMode):
             return None
         self.n_opts += 1
         self.opt_buffer_lens.append(len(buffer))
+        if self.batch_size > 0:
+            buffer.batch(self.batch_size)
         return Record({"train/loss": float(self.n_opts)})
 
     def save_params(self, path: Path) -> list[Path]:

@@ -161,13 +161,7 @@ def run_training(
     rng = None if resume_from is None else _restore(Path(resume_from), regime, agent, books)
     agent.train()
     by_opts = config.max_opts is not None
-    bar = tqdm.tqdm(
-        total=config.max_opts if by_opts else config.max_env_steps,
-        initial=books.opt_steps if by_opts else books.env_steps,
-        unit="opt" if by_opts else "env step",
-        disable=not progress,
-        dynamic_ncols=True,
-    )
+    bar = _progress_bar(config, books, progress)
     if rng is not None:
         set_global_rng_states(rng)  # last: nothing above may draw from them
     with Interrupts() as interrupts, bar:
@@ -212,6 +206,18 @@ def check_checkpoint(path: Path, regime: str, setup: dict[str, Any], same: tuple
         raise FileNotFoundError(f"{path} is not a complete training checkpoint: {problem}")
     check_same_setup(path, load_meta(path).get("config"), setup, same)
     return read_trainer_state(path, regime)
+
+
+def _progress_bar(config: TrainerConfig, books: Bookkeeper[Any, Any], show: bool) -> tqdm.tqdm[Any]:
+    """A bar over opt steps, or over env steps when only ``max_env_steps`` bounds the run."""
+    by_opts = config.max_opts is not None
+    return tqdm.tqdm(
+        total=config.max_opts if by_opts else config.max_env_steps,
+        initial=books.opt_steps if by_opts else books.env_steps,
+        unit="opt" if by_opts else "env step",
+        disable=not show,
+        dynamic_ncols=True,
+    )
 
 
 def _restore(path: Path, regime: Regime, agent: Agent[Any, Any, Any], books: Bookkeeper[Any, Any]) -> Any:

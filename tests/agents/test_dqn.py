@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from pathlib import Path
 
@@ -293,3 +294,26 @@ def test_load_of_a_corrupt_file_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "qnet.pt").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match=r"qnet\.pt is not a readable checkpoint file"):
         agent.load_params(tmp_path)
+
+
+class _Exploit:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_crafted_network_file_is_refused_without_running_it_or_advising_an_unsafe_load(
+    tmp_path: Path,
+) -> None:
+    agent = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=0)
+    agent.save_params(tmp_path)
+    marker = tmp_path / "pwned"
+    torch.save({"0.weight": _Exploit(marker)}, tmp_path / "qnet.pt")
+    with pytest.raises(
+        ValueError, match=r"qnet\.pt is not a readable checkpoint file: it is not plain tensors"
+    ) as info:
+        agent.load_params(tmp_path)
+    assert "weights_only" not in str(info.value)
+    assert not marker.exists()

@@ -75,7 +75,7 @@ def test_sac_mujoco_defaults_run_halfcheetah() -> None:
     ("text", "match"),
     [
         ("trainer:\n  max_opts: 10\n  max_opt: 3\n", r"unknown keys \['max_opt'\] @ .*bad\.yaml\.trainer"),
-        # DQN configs from before the discount moved to the step processor.
+        # The discount is the step processor's (each transition carries its own): an agent has no gamma.
         ("agent:\n  gamma: 0.99\n", r"unknown keys \['gamma'\] @ .*bad\.yaml\.agent"),
     ],
 )

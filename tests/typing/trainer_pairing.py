@@ -8,20 +8,24 @@ file fails the type check if a mismatch is ever accepted.
 
 from __future__ import annotations
 
-from typing import assert_type
+from typing import TypeAlias, assert_type
 
 from border_py import (
     AnyEnv,
+    ArrayDatasetConfig,
     BufferedRecorder,
+    DatasetBuffer,
     DefaultEvaluatorConfig,
     GymEnvConfig,
     GymVecEnvConfig,
     NStepStepProcessorConfig,
+    OfflineTrainer,
     SimpleReplayBufferConfig,
     SimpleStepProcessorConfig,
     StepProcessor,
     Trainer,
     TrainerConfig,
+    TrainerOf,
     TrainingBuffer,
     Transition,
     TransitionBatch,
@@ -33,6 +37,7 @@ from border_py.testing import (
     FakeAgent,
     FakeItem,
     ListBufferConfig,
+    ListDatasetConfig,
     RecordingStepProcessorConfig,
     ScriptedEvaluator,
 )
@@ -104,3 +109,44 @@ fake_trainer.train(sac, BufferedRecorder())  # type: ignore[arg-type]
 
 # --- an evaluator for another env is rejected --------------------------------------------------------
 gym_trainer.train(dqn, BufferedRecorder(), ScriptedEvaluator([1.0]))  # type: ignore[arg-type]
+
+# --- a trainer factory annotated with TrainerOf keeps both checks ------------------------------------
+# (``Trainer[Any, Any, Any]`` would accept every line below that must fail.)
+
+
+def make_gym_trainer() -> TrainerOf[Obs, Act, Transition, TransitionBatch]:
+    return Trainer(
+        config, GymEnvConfig(name="CartPole-v1"), SimpleStepProcessorConfig(), SimpleReplayBufferConfig()
+    )
+
+
+def make_mismatched_trainer() -> TrainerOf[Obs, Act, Transition, TransitionBatch]:
+    return Trainer(config, GymEnvConfig(name="x"), SimpleStepProcessorConfig(), ListBufferConfig())  # type: ignore[arg-type]
+
+
+def make_fake_trainer() -> TrainerOf[int, int, FakeItem, list[FakeItem]]:
+    return Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), ListBufferConfig())
+
+
+def make_wrongly_annotated_trainer() -> TrainerOf[Obs, Act, Transition, TransitionBatch]:
+    return Trainer(config, CountingEnvConfig(), RecordingStepProcessorConfig(), ListBufferConfig())  # type: ignore[arg-type]
+
+
+make_gym_trainer().train(dqn, BufferedRecorder(), gym_evaluator)
+make_gym_trainer().train(FakeAgent(), BufferedRecorder())  # type: ignore[arg-type]
+make_fake_trainer().train(FakeAgent(), BufferedRecorder())
+make_fake_trainer().train(dqn, BufferedRecorder())  # type: ignore[arg-type]
+GymTrainer: TypeAlias = TrainerOf[Obs, Act, Transition, TransitionBatch]
+gym_trainers: list[GymTrainer] = [make_gym_trainer()]
+gym_trainers[0].train(sac, BufferedRecorder())
+gym_trainers[0].train(FakeAgent(), BufferedRecorder())  # type: ignore[arg-type]
+
+# --- the offline trainer binds the dataset's batches to the agent -------------------------------------
+offline = OfflineTrainer(config, ArrayDatasetConfig(path="data.npz"))
+assert_type(offline, OfflineTrainer[DatasetBuffer[TransitionBatch]])
+offline.train(dqn, BufferedRecorder(), gym_evaluator)
+offline.train(FakeAgent(), BufferedRecorder())  # type: ignore[arg-type]
+fake_offline = OfflineTrainer(config, ListDatasetConfig())
+fake_offline.train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+fake_offline.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
+fake_offline.train(FakeAgent(), BufferedRecorder(), gym_evaluator)  # type: ignore[misc]

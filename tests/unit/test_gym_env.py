@@ -96,3 +96,67 @@ def test_nan_observation_names_the_env_step() -> None:
 def test_non_box_observation_space_is_refused() -> None:
     with pytest.raises(TypeError, match="Box observation"):
         GymEnvConfig(name="FrozenLake-v1").build(seed=0)
+
+
+class _BadOutputEnv(gym.Env[np.ndarray, int]):
+    """Declares observations of shape (4,); after reset, each step returns ``obs`` and ``reward``."""
+
+    def __init__(self, obs: Any, reward: float) -> None:
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float64)
+        self.action_space = gym.spaces.Discrete(2)  # type: ignore[assignment]  # gymnasium types it Space[int]
+        self._obs, self._reward = obs, reward
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        return np.zeros(4), {}
+
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        return self._obs, self._reward, False, False, {}
+
+
+@pytest.mark.parametrize(
+    ("obs", "reward", "match"),
+    [
+        (
+            np.zeros(4),
+            1e39,
+            r"reward at env step 1 is not finite as a float32 \(the replay buffer's type\): 1e\+39",
+        ),
+        (
+            np.zeros(5),
+            0.0,
+            r"observation at env step 1 has shape \(5,\), but the observation space declares \(4,\)",
+        ),
+        (
+            np.float64(0.5),
+            0.0,
+            r"observation at env step 1 has shape \(\), but the observation space declares \(4,\)",
+        ),
+        (np.zeros((1, 4)), 0.0, r"has shape \(1, 4\), but the observation space declares \(4,\)"),
+        (np.full(4, 1e39), 0.0, r"observation at env step 1 is not finite \(as float32\)"),
+    ],
+)
+def test_bad_env_output_is_refused_at_the_step_showing_actual_and_expected(
+    obs: Any, reward: float, match: str
+) -> None:
+    gym.register(
+        id="BorderPyBadOutput-v0",
+        entry_point=lambda **_: _BadOutputEnv(obs, reward),
+        disable_env_checker=True,
+    )
+    try:
+        env = GymEnvConfig(name="BorderPyBadOutput-v0").build(seed=0)
+        env.reset()
+        with pytest.raises(ValueError, match=match):
+            env.step(np.array(0))
+    finally:
+        del gym.registry["BorderPyBadOutput-v0"]
+
+
+def test_an_unknown_env_or_refused_kwargs_name_the_field() -> None:
+    with pytest.raises(ValueError, match=r"env name 'NoSuchEnv-v0'"):
+        GymEnvConfig(name="NoSuchEnv-v0").build(seed=0)
+    with pytest.raises(ValueError, match=r"env kwargs \{'gravity': 3\} are not accepted by CartPole-v1"):
+        GymEnvConfig(name="CartPole-v1", kwargs={"gravity": 3}).build(seed=0)

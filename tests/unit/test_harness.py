@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import attrs
 import pytest
 import torch
 
-from border_py import TrainerConfig, configure_torch
+from border_py import TrainerConfig, configure_torch, load_yaml, save_yaml
+from border_py.checkpoint import load_meta
 from examples import dqn_cartpole
 from examples.harness import run_example
 
@@ -45,3 +49,149 @@ def test_configure_torch_sets_the_threads_and_flushes_denormals() -> None:
     assert float(denormal * 1.0) == 0.0
     with pytest.raises(ValueError, match="threads must be >= 1"):
         configure_torch(0)
+
+
+def _tiny(tmp_path: Path, name: str = "tiny.yaml", **agent: object) -> Path:
+    """The DQN example's config with a budget of a second: 40 opt steps, saves and evaluations every 20."""
+    config = dqn_cartpole.Config()
+    config = attrs.evolve(
+        config,
+        trainer=attrs.evolve(
+            config.trainer,
+            max_opts=40,
+            warmup_period=100,
+            eval_interval=20,
+            save_interval=20,
+            record_interval=10,
+        ),
+        replay_buffer=attrs.evolve(config.replay_buffer, capacity=1_000),
+        agent=attrs.evolve(config.agent, batch_size=32, hidden=(16,), **agent),  # type: ignore[arg-type]
+        evaluator=attrs.evolve(config.evaluator, n_episodes=1),
+    )
+    save_yaml(config, tmp_path / name)
+    return tmp_path / name
+
+
+def _main(*args: str) -> int:
+    return dqn_cartpole.main([*args, "--no-progress"])
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ("", r"tiny\.yaml: the file is empty"),
+        ("agent:\n  lr: .inf\n", r"expected a finite number, got inf @ .*tiny\.yaml\.agent\.lr"),
+        ("agent:\n  hidden: []\n", r"'hidden' must list at least one hidden layer"),
+        ("env:\n  name: NoSuchEnv-v0\n", r"tiny\.yaml: env: env name 'NoSuchEnv-v0'"),
+        (
+            "env:\n  name: CartPole-v1\n  kwargs: {gravity: 3}\n",
+            r"tiny\.yaml: env: env kwargs \{'gravity': 3\} are not accepted",
+        ),
+        ("agent:\n  device: cuda:7\n", r"tiny\.yaml: agent: device 'cuda:7'"),
+        ("agent:\n  device: gpu\n", r"'device' is not a torch device: 'gpu'"),
+        (
+            "agent:\n  batch_size: 64\nreplay_buffer:\n  capacity: 50\n",
+            r"tiny\.yaml: trainer: agent\.batch_size \(64\) is larger than replay_buffer\.capacity \(50\)",
+        ),
+    ],
+)
+def test_a_bad_config_is_refused_naming_file_and_field_before_anything_is_written(
+    change: str, match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tiny.yaml").write_text(change)
+    assert (
+        _main("--train", "--config", str(tmp_path / "tiny.yaml"), "--model-dir", str(tmp_path / "run")) == 2
+    )
+    err = capsys.readouterr().err
+    assert re.search(match, err), err
+    written = sorted(p.name for p in (tmp_path / "run").iterdir()) if (tmp_path / "run").exists() else []
+    assert written in ([], [".lock"])
+
+
+def test_a_refused_resume_writes_nothing_and_a_new_run_never_replaces_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("--train", "--config", str(_tiny(tmp_path)), "--model-dir", str(run)) == 0
+    saved = (run / "config.yaml").read_bytes()
+    best = load_meta(run / "best")
+
+    other = tmp_path / "other.yaml"
+    other.write_text((tmp_path / "tiny.yaml").read_text().replace("CartPole-v1", "CartPole-v0"))
+    assert _main("--resume", "--config", str(other), "--model-dir", str(run)) == 2
+    assert "env.name is 'CartPole-v1' vs 'CartPole-v0'" in capsys.readouterr().err
+    assert (run / "config.yaml").read_bytes() == saved
+
+    assert _main("--train", "--config", str(_tiny(tmp_path)), "--model-dir", str(run), "--seed", "1") == 2
+    assert "holds another run (best/, 20/, 40/)" in capsys.readouterr().err
+    assert (run / "config.yaml").read_bytes() == saved
+    assert load_meta(run / "best") == best
+
+    # A plain --resume still works: the config and checkpoints are the first run's.
+    assert _main("--resume", "--model-dir", str(run), "--max-opts", "60") == 0
+    assert load_meta(run / "60")["opt_steps"] == 60
+    # Starting over is explicit.
+    assert (
+        _main(
+            "--train", "--config", str(_tiny(tmp_path)), "--model-dir", str(run), "--seed", "1", "--overwrite"
+        )
+        == 0
+    )
+    assert load_yaml(dqn_cartpole.Config, run / "config.yaml").trainer.seed == 1
+    assert sorted(p.name for p in run.iterdir() if p.is_dir()) == ["20", "40", "best", "tensorboard"]
+
+
+def test_resume_says_which_newer_checkpoint_it_skips_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("--train", "--config", str(_tiny(tmp_path)), "--model-dir", str(run)) == 0
+    (run / "40" / "meta.yaml").unlink()
+    capsys.readouterr()
+    assert _main("--resume", "--model-dir", str(run)) == 0
+    out = capsys.readouterr().out
+    assert f"skipping {run / '40'}: {run / '40' / 'meta.yaml'} not found" in out
+    assert f"resuming from {run / '20'}" in out
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "lost-file"])
+def test_eval_refuses_a_best_that_is_not_whole(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("--train", "--config", str(_tiny(tmp_path)), "--model-dir", str(run)) == 0
+    meta = run / "best" / "meta.yaml"
+    if damage == "missing":
+        meta.unlink()
+    elif damage == "truncated":
+        meta.write_text(meta.read_text()[:40])
+    else:
+        (run / "best" / "qnet_tgt.pt").unlink()
+    capsys.readouterr()
+    assert _main("--eval", "--model-dir", str(run)) == 2
+    err = capsys.readouterr().err
+    assert f"error: cannot evaluate {run / 'best'}" in err
+    assert {
+        "missing": "meta.yaml not found",
+        "truncated": "is incomplete",
+        "lost-file": "lacks ['qnet_tgt.pt']",
+    }[damage] in err
+
+
+def test_max_env_steps_alone_replaces_max_opts_and_stop_score_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tiny = _tiny(tmp_path)
+    assert (
+        _main("--train", "--config", str(tiny), "--model-dir", str(tmp_path / "a"), "--max-env-steps", "150")
+        == 0
+    )
+    saved = load_yaml(dqn_cartpole.Config, tmp_path / "a" / "config.yaml").trainer
+    assert (saved.max_opts, saved.max_env_steps) == (None, 150)
+    # 100 warm-up env steps, then one opt step every 2: 25 opt steps in 150 env steps.
+    assert "trained 25 opt steps, 150 env steps" in capsys.readouterr().out
+    assert (
+        _main("--train", "--config", str(tiny), "--model-dir", str(tmp_path / "b"), "--stop-score", "1") == 0
+    )
+    assert "trained 20 opt steps" in capsys.readouterr().out  # any first evaluation scores at least 1
+    assert load_meta(tmp_path / "b" / "20")["opt_steps"] == 20

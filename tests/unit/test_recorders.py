@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from border_py import BufferedRecorder, Record, TensorboardRecorder
 
@@ -66,3 +68,18 @@ def test_tensorboard_purge_step_hides_what_an_interrupted_run_wrote_after_its_ch
         (7, 107.0),
         (8, 108.0),
     ]
+
+
+def test_a_full_disk_names_the_tensorboard_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = TensorboardRecorder(tmp_path / "tb")
+
+    def full(*_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(recorder._writer, "flush", full)
+    recorder.store(Record({"train/loss": 1.0}))
+    with pytest.raises(
+        OSError, match=rf"TensorBoard logs in {tmp_path / 'tb'}: No space left on device"
+    ) as info:
+        recorder.flush(1)
+    assert info.value.errno == errno.ENOSPC

@@ -242,3 +242,19 @@ def test_load_refuses_an_observation_shape_it_cannot_hold(tmp_path: Path) -> Non
     np.savez(tmp_path / "replay_buffer.npz", **arrays)
     with pytest.raises(ValueError, match=r"column next_obs has rows of shape \(5,\), expected \(3,\)"):
         SimpleReplayBufferConfig(capacity=4).build(0).load(tmp_path)
+
+
+def test_a_reward_that_overflows_float32_is_refused_when_stored() -> None:
+    buffer = SimpleReplayBufferConfig(capacity=4).build(0)
+    o = np.zeros(3, np.float32)
+    big = Transition(
+        obs=o,
+        act=np.array(0),
+        next_obs=o,
+        reward=1e39,
+        is_terminated=False,
+        is_truncated=False,
+        discount=0.99,
+    )
+    with pytest.raises(ValueError, match=r"transition reward 1e\+39 is not finite as a float32"):
+        buffer.push(big)

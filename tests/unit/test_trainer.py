@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from border_py import BufferedRecorder, Policy, Record, TrainerConfig
-from border_py.checkpoint import load_meta
+from border_py import (
+    BufferedRecorder,
+    GymEnvConfig,
+    ModelDirBusyError,
+    Policy,
+    Record,
+    SimpleReplayBufferConfig,
+    SimpleStepProcessorConfig,
+    Trainer,
+    TrainerConfig,
+)
+from border_py.agents import Dqn, DqnConfig
+from border_py.checkpoint import clear_checkpoints, load_meta
 from border_py.testing import (
     FakeAgent,
     ScriptedEvaluator,
@@ -125,3 +138,87 @@ def test_evaluator_failure_leaves_the_agent_in_train_mode() -> None:
             agent, BufferedRecorder(), Failing([0.0])
         )
     assert agent.is_train()
+
+
+def test_max_env_steps_stops_after_the_opt_steps_due_at_the_last_env_step() -> None:
+    # Opt steps at env steps 4, 6, 8, 10 (warm-up 3, every 2nd): the budget of 10 env steps allows 4.
+    agent = FakeAgent()
+    config = TrainerConfig(max_env_steps=10, opt_interval=2, warmup_period=3)
+    result = counting_trainer(config).train(agent, BufferedRecorder())
+    assert (result.env_steps, result.opt_steps, result.stop_reason) == (10, 4, "max_env_steps")
+    assert agent.opt_buffer_lens == [4, 6, 8, 10]
+    # With both budgets, whichever comes first ends training.
+    both = TrainerConfig(max_env_steps=10, max_opts=2, opt_interval=2, warmup_period=3)
+    result = counting_trainer(both).train(FakeAgent(), BufferedRecorder())
+    assert (result.env_steps, result.opt_steps, result.stop_reason) == (6, 2, "max_opts")
+
+
+def test_an_agent_that_keeps_skipping_stops_training_with_an_error_saying_so() -> None:
+    agent = FakeAgent(skip_first=10**9)
+    config = TrainerConfig(max_opts=5, warmup_period=7, max_skipped_opts=50)
+    with pytest.raises(
+        RuntimeError, match=r"agent\.opt skipped 50 calls in a row \(up to env step 57, opt step 0"
+    ):
+        counting_trainer(config).train(agent, BufferedRecorder())
+    assert agent.n_opt_calls == 50
+
+
+def test_a_batch_larger_than_the_buffer_capacity_is_refused_naming_both_fields(tmp_path: Path) -> None:
+    trainer = Trainer(
+        TrainerConfig(max_opts=5, model_dir=str(tmp_path / "run")),
+        GymEnvConfig(name="CartPole-v1"),
+        SimpleStepProcessorConfig(),
+        SimpleReplayBufferConfig(capacity=100),
+    )
+    agent = Dqn(DqnConfig(batch_size=256), obs_dim=4, n_actions=2, seed=0)
+    with pytest.raises(
+        ValueError, match=r"agent\.batch_size \(256\) is larger than replay_buffer\.capacity \(100\)"
+    ):
+        trainer.train(agent, BufferedRecorder())
+    assert not (tmp_path / "run").exists()  # refused before anything was written
+
+
+def test_a_model_dir_holding_another_run_is_refused_unless_resumed_or_cleared(tmp_path: Path) -> None:
+    config = TrainerConfig(max_opts=4, eval_interval=2, save_interval=2, model_dir=str(tmp_path))
+    counting_trainer(config).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+    agent = FakeAgent()
+    with pytest.raises(FileExistsError, match=r"holds another run \(best/, 2/, 4/\): resume it"):
+        counting_trainer(config).train(agent, BufferedRecorder(), ScriptedEvaluator([2.0]))
+    assert agent.n_opt_calls == 0
+    assert load_meta(tmp_path / "best")["score"] == 1.0  # the first run's best is untouched
+
+    assert [p.name for p in clear_checkpoints(tmp_path)] == ["2", "4", "best"]
+    counting_trainer(config).train(agent, BufferedRecorder(), ScriptedEvaluator([2.0]))
+    assert load_meta(tmp_path / "best")["score"] == 2.0
+
+
+_HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from border_py.lock import model_dir_lock
+with model_dir_lock(Path(sys.argv[1])):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_second_run_on_a_busy_model_dir_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_LOCK, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "locked\n"
+        agent = FakeAgent()
+        with pytest.raises(ModelDirBusyError, match=rf"in use by process {holder.pid}"):
+            counting_trainer(TrainerConfig(max_opts=2, model_dir=str(tmp_path))).train(
+                agent, BufferedRecorder()
+            )
+        assert agent.n_opt_calls == 0
+    finally:
+        holder.kill()
+        holder.communicate()
+    # The kernel released the killed holder's lock: the directory is free again.
+    counting_trainer(TrainerConfig(max_opts=2, model_dir=str(tmp_path))).train(
+        FakeAgent(), BufferedRecorder()
+    )

@@ -17,8 +17,8 @@ def squashed_gaussian_log_prob(
     """The log-density of the action ``a = bias + scale * tanh(u)``, ``u ~ N(mean, exp(log_std))``.
 
     ``log p(a) = sum_i [log N(u_i; mean_i, std_i) - log(scale_i) - log(1 - tanh(u_i)^2)]``, with the full
-    Gaussian log-density (including ``-log std``, which border left out) and the Jacobian of both the tanh
-    and the scale (border ignored the scale). ``log(1 - tanh(u)^2)`` is computed as
+    Gaussian log-density (including ``-log std``) and the Jacobian of both the tanh and the scale.
+    ``log(1 - tanh(u)^2)`` is computed as
     ``2 (log 2 - u - softplus(-2u))``, which stays finite where ``tanh(u)`` rounds to 1.
 
     Args:

@@ -1,0 +1,113 @@
+"""The shape of the package: small modules and functions, no import cycle, a torch-free contract, lazy
+optional dependencies, and docs that live in the repository."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+PACKAGE = ROOT / "border_py"
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+OPTIONAL = ("mlflow", "ray", "minari", "ale_py", "onnx", "onnxruntime", "matplotlib", "d3rlpy", "moviepy")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def test_no_module_is_over_400_lines_and_no_function_over_60() -> None:
+    long_modules, long_functions = [], []
+    for name, path in _modules().items():
+        text = path.read_text()
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            long_modules.append(f"{name} ({len(text.splitlines())} lines)")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                assert node.end_lineno is not None
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long_functions.append(f"{name}.{node.name} ({lines} lines)")
+    assert long_modules == []
+    assert long_functions == []
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The border_py modules ``name`` imports when it is imported (``TYPE_CHECKING`` blocks and imports
+    inside functions left out)."""
+    found: set[str] = set()
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        for sub in ast.walk(node) if not isinstance(node, ast.FunctionDef | ast.ClassDef) else ():
+            if isinstance(sub, ast.Import):
+                found |= {a.name for a in sub.names if a.name in modules}
+            elif isinstance(sub, ast.ImportFrom):
+                base = sub.module or ""
+                if sub.level:
+                    parent = package.split(".")[: len(package.split(".")) - sub.level + 1]
+                    base = ".".join([*parent, base])
+                for alias in sub.names:
+                    target = f"{base}.{alias.name}"
+                    found.add(target if target in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    done: set[str] = set()
+
+    def visit(name: str, stack: list[str]) -> None:
+        if name in stack:
+            pytest.fail("import cycle: " + " -> ".join([*stack[stack.index(name) :], name]))
+        if name in done:
+            return
+        for target in sorted(graph[name]):
+            visit(target, [*stack, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+    assert "border_py.trainer.bookkeeper" in graph["border_py.trainer.loop"]  # the walk sees imports
+
+
+_BLOCKED_IMPORT = """
+import sys
+for name in {blocked!r}:
+    sys.modules[name] = None  # any import of it now fails
+import border_py.base, border_py.record
+import border_py
+from border_py import Step, Record
+loaded = [m for m, module in sys.modules.items() if module is not None]
+print(sorted(m for m in loaded if m.split(".")[0] in {optional!r}))
+"""
+
+
+def test_the_contract_imports_without_torch_and_the_package_without_optional_dependencies() -> None:
+    code = _BLOCKED_IMPORT.format(blocked=["torch", *OPTIONAL], optional=OPTIONAL)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_nothing_in_the_repository_points_outside_it() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files"], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.split()
+    texts = [f for f in tracked if f.endswith((".md", ".py", ".toml", ".yaml", ".cfg")) or f == "Makefile"]
+    pointing = [f for f in texts if "../shared" in (ROOT / f).read_text()]
+    assert pointing == [f for f in pointing if f.endswith("test_structure.py")]
+    assert (ROOT / "docs" / "architecture.md").is_file()
