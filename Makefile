@@ -23,8 +23,8 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) examples/dqn_cartpole.py --train --model-dir $(MODEL_DIR)
-	$(PY) examples/dqn_cartpole.py --eval --model-dir $(MODEL_DIR)
+	$(PY) -m examples.dqn_cartpole --train --overwrite --model-dir $(MODEL_DIR)
+	$(PY) -m examples.dqn_cartpole --eval --model-dir $(MODEL_DIR)
 
 # The default suite: type check, then every test not marked slow.
 test: $(STAMP)

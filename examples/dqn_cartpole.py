@@ -67,8 +67,8 @@ class Config:
     )
     evaluator: DefaultEvaluatorConfig = DefaultEvaluatorConfig(n_episodes=10)
     torch_threads: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-    """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; on an
-    otherwise idle 2-core machine, 2 trained 256x256 networks 1.1-1.3x faster (``benchmarks/RESULTS.md``)."""
+    """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; 2 trains
+    256x256 networks faster on an otherwise idle 2-core machine (``benchmarks/RESULTS.md``)."""
 
     @property
     def eval_env(self) -> GymEnvConfig:

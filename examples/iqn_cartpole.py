@@ -13,8 +13,7 @@ The schedule and optimiser are the DQN example's (1,000 warm-up env steps, one o
 Adam at 2.3e-3, batch 64, epsilon to 0.04 over 8,000 env steps, hard target copy every 128 opt steps)
 within a budget of 50,000 env steps; the network is 256 units wide (psi, embedding and head). The loss uses
 16 uniformly drawn fractions for the prediction and for the target; actions maximise the mean of the
-quantiles at 32 even fractions, so evaluation is deterministic. (With 128 units, 8 fractions and lr 1e-3,
-seed 0 peaked at 367 within 25,000 env steps.)
+quantiles at 32 even fractions, so evaluation is deterministic.
 """
 
 from __future__ import annotations
@@ -71,8 +70,8 @@ class Config:
     )
     evaluator: DefaultEvaluatorConfig = DefaultEvaluatorConfig(n_episodes=10)
     torch_threads: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-    """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; on an
-    otherwise idle 2-core machine, 2 trained 256x256 networks 1.1-1.3x faster (``benchmarks/RESULTS.md``)."""
+    """Torch intra-op threads. 1 keeps the other cores for the env and anything else running; 2 trains
+    256x256 networks faster on an otherwise idle 2-core machine (``benchmarks/RESULTS.md``)."""
 
     @property
     def eval_env(self) -> GymEnvConfig:
