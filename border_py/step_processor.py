@@ -20,9 +20,11 @@ from border_py.replay_buffer.transition import Transition
 _gamma_validator = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
 
 
-def _next_prev_obs(step: Step[npt.NDArray[Any], npt.NDArray[Any]], owner: object) -> npt.NDArray[Any]:
+def _next_prev_obs(
+    step: Step[npt.NDArray[Any], npt.NDArray[Any]], ended: bool, owner: object
+) -> npt.NDArray[Any]:
     """The observation the next transition starts from: ``init_obs`` after an episode end."""
-    if step.is_done:
+    if ended:
         if step.init_obs is None:
             raise RuntimeError(
                 f"{type(owner).__name__}: a step that ends an episode must carry init_obs "
@@ -113,7 +115,7 @@ class NStepStepProcessor:
         if obs is None:
             raise RuntimeError(f"{type(self).__name__}.process called before reset(init_obs)")
         ended = step.is_done
-        self._prev_obs = _next_prev_obs(step, self)
+        self._prev_obs = _next_prev_obs(step, ended, self)
         if self.n_steps == 1:
             # The general path below gives the same transition; this one skips the pending queue, which
             # costs more than building the transition.

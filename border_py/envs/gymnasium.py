@@ -216,7 +216,7 @@ class GymEnv(SpaceInfo):
         obs, reward, terminated, truncated, info = self.env.step(self._check_act(act))
         self._env_steps += 1
         reward = float(reward)
-        if not (math.isfinite(reward) and abs(reward) <= _FLOAT32_MAX):
+        if not -_FLOAT32_MAX <= reward <= _FLOAT32_MAX:  # False for NaN too
             raise ValueError(
                 f"{self.config.name}: reward at env step {self._env_steps} is not finite as a float32 "
                 f"(the replay buffer's type): {reward}"

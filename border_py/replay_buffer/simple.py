@@ -91,6 +91,7 @@ class SimpleReplayBuffer:
         self.config = config
         self._rng = np.random.default_rng(seed)
         self._storage: TransitionStorage | None = None
+        self._obs_shape: tuple[int, ...] = ()
         self._next = 0
         self._len = 0
         self._n_batches = 0
@@ -114,11 +115,12 @@ class SimpleReplayBuffer:
         """
         if self._storage is None:
             self._storage = TransitionStorage.for_first(item, self.config.capacity)
-        s, i = self._storage, self._next
-        if item.obs.shape != s.obs.shape[1:] or item.next_obs.shape != s.obs.shape[1:]:
+            self._obs_shape = self._storage.obs_shape
+        s, i, shape = self._storage, self._next, self._obs_shape
+        if item.obs.shape != shape or item.next_obs.shape != shape:
             raise ValueError(
                 f"transition shapes obs {item.obs.shape}, next_obs {item.next_obs.shape} do not match the "
-                f"buffer's observations {s.obs.shape[1:]} (set by the first transition pushed)"
+                f"buffer's observations {shape} (set by the first transition pushed)"
             )
         try:
             s.act[i] = item.act
