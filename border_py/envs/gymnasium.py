@@ -3,7 +3,6 @@ with :class:`~border_py.envs.gym_vector.GymVecEnv`."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 

@@ -255,6 +255,7 @@ class SimpleReplayBuffer:
         except (TypeError, ValueError, KeyError) as exc:
             raise ValueError(f"{file}: invalid sampling RNG state: {exc}") from exc
         self._storage, self._rng = storage, rng
+        self._obs_shape = () if storage is None else storage.obs_shape
         self._next, self._len = int(counters["next"]), int(counters["len"])
         self._n_batches, self._max_priority = int(counters["n_batches"]), float(counters["max_priority"])
         if self.config.per is not None:
