@@ -1,9 +1,8 @@
 """The contract of border_py: protocols and small value types only (no torch).
 
 Read in the order of the data path: :mod:`env` and :mod:`step` (Env, Step), :mod:`policy`, :mod:`agent`,
-:mod:`step_processor`, :mod:`replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer,
-DatasetBuffer),
-:mod:`evaluator`, :mod:`recorder`, and :mod:`builder` (what the trainer needs of a config).
+:mod:`step_processor`, :mod:`replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer and
+DatasetBuffer), :mod:`evaluator`, :mod:`recorder`, and :mod:`builder` (what the trainer needs of a config).
 """
 
 from border_py.base.agent import Agent

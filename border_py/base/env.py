@@ -47,7 +47,8 @@ class Env(Protocol[O_co, A]):
         ...
 
     def episode_start_state(self) -> Any:
-        """What :meth:`restore_episode_start` needs (picklable): the RNG states and counters as they were
+        """What :meth:`restore_episode_start` needs, as plain data and numpy arrays of numbers (it is saved in
+        a checkpoint's JSON trainer state): the RNG states and counters as they were
         just before the current episode's reset."""
         ...
 
