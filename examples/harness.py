@@ -43,6 +43,7 @@ from border_py import (
     TrainingBuffer,
     TrainingInterrupted,
     TrainResult,
+    VecEnv,
     configure_torch,
     load_yaml,
     save_yaml,
@@ -59,7 +60,7 @@ from border_py.checkpoint import (
     skipped_checkpoints,
 )
 from border_py.recorders import TensorboardRecorder
-from border_py.trainer.loop import check_agent_fits
+from border_py.trainer.loop import check_agent_fits, check_rollout_fits
 
 
 class Closeable(Protocol):
@@ -189,13 +190,16 @@ def train_online(
         elif not options.overwrite:
             _refuse_another_run(model_dir)
         with _refused(options.source, "env"):
-            config.env.build(config.trainer.seed).close()
+            env = config.env.build(config.trainer.seed)
+            num_envs = env.num_envs if isinstance(env, VecEnv) else 1
+            env.close()
         with _eval_env(config, options.source) as eval_env:
             with _refused(options.source, "agent"):
                 agent = make_agent(eval_env)
             evaluator = config.evaluator.build(eval_env)
             with _refused(options.source, "trainer"):
                 check_agent_fits(config.trainer, agent, config.replay_buffer, evaluator)
+                check_rollout_fits(config.trainer, config.replay_buffer, num_envs)
             if options.overwrite:
                 shutil.rmtree(model_dir / "tensorboard", ignore_errors=True)
             save_yaml(config, model_dir / "config.yaml")

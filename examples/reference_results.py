@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from border_py import NStepStepProcessorConfig, TrainResult
-from examples import dqn_cartpole, iqn_cartpole, sac_pendulum
+from examples import dqn_cartpole, iqn_cartpole, ppo_cartpole, ppo_pendulum, sac_pendulum
 from examples.harness import RunOptions, with_trainer
 
 
@@ -71,6 +71,8 @@ RUNS = {
         ),
         Run("iqn_cartpole", 475.0, _example(iqn_cartpole)),
         Run("sac_pendulum", -200.0, _example(sac_pendulum)),
+        Run("ppo_cartpole", 475.0, _example(ppo_cartpole)),
+        Run("ppo_pendulum", -200.0, _example(ppo_pendulum)),
     ]
 }
 

@@ -6,6 +6,7 @@ hand-computed values), agent (networks, optimisers, targets, ``opt``). They are 
 from border_py.agents.dqn import Dqn, DqnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.iqn import EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
+from border_py.agents.ppo import Ppo, PpoConfig
 from border_py.agents.sac import Sac, SacConfig
 
 __all__ = [
@@ -16,6 +17,8 @@ __all__ = [
     "FixedTaus",
     "Iqn",
     "IqnConfig",
+    "Ppo",
+    "PpoConfig",
     "Sac",
     "SacConfig",
     "SoftmaxConfig",

@@ -11,7 +11,16 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.step import Step
-from border_py.envs.gymnasium import Act, Obs, SpaceInfo, checked_obs, make_gym, supported_spaces
+from border_py.envs.gymnasium import (
+    Act,
+    GymEnvConfig,
+    Obs,
+    SpaceInfo,
+    checked_box_actions,
+    checked_obs,
+    make_gym,
+    supported_spaces,
+)
 from border_py.record import Record
 
 
@@ -42,6 +51,17 @@ class GymVecEnvConfig:
     limit."""
     kwargs: dict[str, Any] = attrs.field(factory=dict)
     """Extra keyword arguments of ``gymnasium.make`` for each sub-env."""
+    clip_actions: bool = False
+    """Clip Box actions into the action space instead of refusing them."""
+
+    def single(self) -> GymEnvConfig:
+        """The config of one sub-env, e.g. for the evaluation env."""
+        return GymEnvConfig(
+            name=self.name,
+            max_episode_steps=self.max_episode_steps,
+            kwargs=self.kwargs,
+            clip_actions=self.clip_actions,
+        )
 
     def build(self, seed: int) -> GymVecEnv:
         """Makes the vector env; sub-env ``i``'s first reset is seeded with ``seed + i``."""
@@ -54,7 +74,7 @@ class GymVecEnvConfig:
             vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
             max_episode_steps=self.max_episode_steps,
         )
-        return GymVecEnv(env, seed, self.name)
+        return GymVecEnv(env, seed, self.name, self.clip_actions)
 
 
 class GymVecEnv(SpaceInfo):
@@ -74,9 +94,12 @@ class GymVecEnv(SpaceInfo):
         env: the vector env (sub-envs with Box observations and Discrete or Box actions).
         seed: seeds the first reset (sub-env ``i`` with ``seed + i``).
         name: names the env in errors.
+        clip_actions: clip Box actions into the action space instead of refusing them.
     """
 
-    def __init__(self, env: gym.vector.VectorEnv[Any, Any, Any], seed: int, name: str) -> None:
+    def __init__(
+        self, env: gym.vector.VectorEnv[Any, Any, Any], seed: int, name: str, clip_actions: bool = False
+    ) -> None:
         mode = env.metadata.get("autoreset_mode")
         if mode != gym.vector.AutoresetMode.SAME_STEP:
             raise ValueError(
@@ -89,6 +112,7 @@ class GymVecEnv(SpaceInfo):
         self.name = name
         self.action_space = env.single_action_space
         self.observation_space = env.single_observation_space
+        self.clip_actions = clip_actions
         self._n = int(env.num_envs)
         self._obs_shape = (self._n, *(self.observation_space.shape or ()))
         self._seeded = False
@@ -121,12 +145,9 @@ class GymVecEnv(SpaceInfo):
             bad = (batch < space.start) | (batch >= space.start + space.n)
         else:
             assert isinstance(space, gym.spaces.Box)
-            batch = np.asarray(acts, dtype=space.dtype)
-            if batch.shape[1:] != space.shape:
-                raise ValueError(
-                    f"{self.name}: action shape {batch.shape[1:]} != action space shape {space.shape}"
-                )
-            bad = ((batch < space.low) | (batch > space.high)).reshape(self._n, -1).any(axis=1)
+            return checked_box_actions(
+                space, np.asarray(acts, dtype=space.dtype), self.name, self.clip_actions
+            )
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{self.name}: action {batch[i]} of sub-env {i} outside {space}")

@@ -25,8 +25,9 @@ _NO_RECORD = Record()
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def checked_action(space: gym.Space[Any], act: Act, name: str) -> Any:
-    """``act`` as the env takes it; ``ValueError`` (naming the env) when it is outside ``space``."""
+def checked_action(space: gym.Space[Any], act: Act, name: str, clip: bool) -> Any:
+    """``act`` as the env takes it; ``ValueError`` (naming the env) when it is outside ``space`` (a Box
+    action is clipped into it instead with ``clip``)."""
     if isinstance(space, gym.spaces.Discrete):
         a = int(act)
         if not space.start <= a < space.start + space.n:
@@ -35,12 +36,30 @@ def checked_action(space: gym.Space[Any], act: Act, name: str) -> Any:
         # against np.iinfo, which costs more than the whole conversion.
         return np.int64(a)
     assert isinstance(space, gym.spaces.Box)
-    a_box = np.asarray(act, dtype=space.dtype)
-    if a_box.shape != space.shape:
-        raise ValueError(f"{name}: action shape {a_box.shape} != action space shape {space.shape}")
-    if not (np.all(a_box >= space.low) and np.all(a_box <= space.high)):
-        raise ValueError(f"{name}: action {a_box} outside [{space.low}, {space.high}]")
-    return a_box
+    return checked_box_actions(space, np.asarray(act, dtype=space.dtype)[None], name, clip)[0]
+
+
+def checked_box_actions(
+    space: gym.spaces.Box, batch: npt.NDArray[Any], name: str, clip: bool
+) -> npt.NDArray[Any]:
+    """``batch`` (one action per row) checked against ``space``: the shape, NaN, and the bounds, which
+    ``clip`` clips to instead of refusing.
+
+    Raises:
+        ValueError: the message names the env, the row (the sub-env) and the action.
+    """
+    if batch.shape[1:] != space.shape:
+        raise ValueError(f"{name}: action shape {batch.shape[1:]} != action space shape {space.shape}")
+    if clip:
+        batch = np.clip(batch, space.low, space.high)
+        bad = np.isnan(batch).reshape(len(batch), -1).any(axis=1)
+    else:
+        bad = ~((batch >= space.low) & (batch <= space.high)).reshape(len(batch), -1).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where = "" if len(batch) == 1 else f" of sub-env {i}"
+        raise ValueError(f"{name}: action {batch[i]}{where} outside {space}")
+    return batch
 
 
 def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[Any]) -> None:
@@ -148,6 +167,9 @@ class GymEnvConfig:
     """In env steps: truncate episodes after this many; ``None`` keeps the env's registered limit."""
     kwargs: dict[str, Any] = attrs.field(factory=dict)
     """Extra keyword arguments of ``gymnasium.make``."""
+    clip_actions: bool = False
+    """Clip Box actions into the action space instead of refusing them (for a Gaussian policy such as
+    PPO's, whose unclipped action is the one the buffer keeps)."""
 
     def build(self, seed: int) -> GymEnv:
         """Makes the env; its first ``reset`` and its action space are seeded with ``seed``."""
@@ -208,7 +230,7 @@ class GymEnv(SpaceInfo):
         return self._reset(ix)
 
     def _check_act(self, act: Act) -> Any:
-        return checked_action(self.action_space, act, self.config.name)
+        return checked_action(self.action_space, act, self.config.name, self.config.clip_actions)
 
     def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""

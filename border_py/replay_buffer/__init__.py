@@ -2,6 +2,7 @@
 set of transitions."""
 
 from border_py.replay_buffer.dataset import ArrayDataset, ArrayDatasetConfig
+from border_py.replay_buffer.rollout import Rollout, RolloutBuffer, RolloutBufferConfig
 from border_py.replay_buffer.simple import PerConfig, SimpleReplayBuffer, SimpleReplayBufferConfig
 from border_py.replay_buffer.storage import TransitionStorage
 from border_py.replay_buffer.sum_tree import SumTree
@@ -11,6 +12,9 @@ __all__ = [
     "ArrayDataset",
     "ArrayDatasetConfig",
     "PerConfig",
+    "Rollout",
+    "RolloutBuffer",
+    "RolloutBufferConfig",
     "SimpleReplayBuffer",
     "SimpleReplayBufferConfig",
     "SumTree",

@@ -21,7 +21,6 @@ from border_py.replay_buffer.transition import Transition, TransitionBatch
 _positive = attrs.validators.gt(0)
 
 BUFFER_FILE = "replay_buffer.npz"
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 @attrs.frozen(kw_only=True)
@@ -91,7 +90,6 @@ class SimpleReplayBuffer:
         self.config = config
         self._rng = np.random.default_rng(seed)
         self._storage: TransitionStorage | None = None
-        self._obs_shape: tuple[int, ...] = ()
         self._next = 0
         self._len = 0
         self._n_batches = 0
@@ -111,34 +109,12 @@ class SimpleReplayBuffer:
 
         Raises:
             ValueError: the transition's observation or action shape differs from the first one pushed, or
-                a value is not finite once stored (a reward of 1e39 is ``inf`` in float32).
+                its reward is not finite as a float32 (1e39 is ``inf`` there).
         """
         if self._storage is None:
             self._storage = TransitionStorage.for_first(item, self.config.capacity)
-            self._obs_shape = self._storage.obs_shape
-        s, i, shape = self._storage, self._next, self._obs_shape
-        if item.obs.shape != shape or item.next_obs.shape != shape:
-            raise ValueError(
-                f"transition shapes obs {item.obs.shape}, next_obs {item.next_obs.shape} do not match the "
-                f"buffer's observations {shape} (set by the first transition pushed)"
-            )
-        try:
-            s.act[i] = item.act
-        except ValueError as exc:
-            raise ValueError(
-                f"transition action shape {np.shape(item.act)} does not match the buffer's "
-                f"{s.act.shape[1:]} (set by the first transition pushed)"
-            ) from exc
-        s.obs[i] = item.obs
-        s.next_obs[i] = item.next_obs
-        # Checked against float32's range, not only for NaN: a finite float64 reward (an n-step sum of large
-        # ones) can overflow to inf in the float32 column. The comparison is False for NaN too.
-        if not -_FLOAT32_MAX <= item.reward <= _FLOAT32_MAX:
-            raise ValueError(f"transition reward {item.reward!r} is not finite as a float32")
-        s.reward[i] = item.reward
-        s.is_terminated[i] = item.is_terminated
-        s.is_truncated[i] = item.is_truncated
-        s.discount[i] = item.discount
+        i = self._next
+        self._storage.put(i, item)
         if self._tree is not None and self.config.per is not None:
             priority = self._max_priority**self.config.per.alpha
             self._tree.update(np.array([i]), np.array([priority]))
@@ -255,7 +231,6 @@ class SimpleReplayBuffer:
         except (TypeError, ValueError, KeyError) as exc:
             raise ValueError(f"{file}: invalid sampling RNG state: {exc}") from exc
         self._storage, self._rng = storage, rng
-        self._obs_shape = () if storage is None else storage.obs_shape
         self._next, self._len = int(counters["next"]), int(counters["len"])
         self._n_batches, self._max_priority = int(counters["n_batches"]), float(counters["max_priority"])
         if self.config.per is not None:

@@ -12,6 +12,8 @@ import torch
 
 from border_py.replay_buffer.transition import Transition, TransitionBatch
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 COLUMNS = ("obs", "next_obs", "act", "reward", "is_terminated", "is_truncated", "discount")
 """The columns a saved buffer or a dataset file holds, one row per transition."""
 
@@ -33,6 +35,8 @@ class TransitionStorage:
     def __init__(
         self, obs_shape: tuple[int, ...], act_shape: tuple[int, ...], act_int: bool, capacity: int
     ) -> None:
+        self.obs_shape = tuple(obs_shape)
+        """The shape of one observation."""
         self.obs = np.zeros((capacity, *obs_shape), dtype=np.float32)
         self.next_obs = np.zeros((capacity, *obs_shape), dtype=np.float32)
         self.act = np.zeros((capacity, *act_shape), dtype=np.int64 if act_int else np.float32)
@@ -42,14 +46,41 @@ class TransitionStorage:
         )
 
     @property
-    def obs_shape(self) -> tuple[int, ...]:
-        """The shape of one observation."""
-        return tuple(self.obs.shape[1:])
-
-    @property
     def act_shape(self) -> tuple[int, ...]:
         """The shape of one action."""
         return tuple(self.act.shape[1:])
+
+    def put(self, i: int, item: Transition) -> None:
+        """Writes ``item`` into row ``i``, after checking its shapes against the storage's and its reward
+        against float32's range.
+
+        Raises:
+            ValueError: the observation or action shape differs from the storage's (set by the first
+                transition), or the reward is not finite as a float32 (nothing is written then).
+        """
+        shape = self.obs_shape
+        if item.obs.shape != shape or item.next_obs.shape != shape:
+            raise ValueError(
+                f"transition shapes obs {item.obs.shape}, next_obs {item.next_obs.shape} do not match the "
+                f"buffer's observations {shape} (set by the first transition pushed)"
+            )
+        # Checked against float32's range, not only for NaN: a finite float64 reward (an n-step sum of large
+        # ones) can overflow to inf in the float32 column. The comparison is False for NaN too.
+        if not -_FLOAT32_MAX <= item.reward <= _FLOAT32_MAX:
+            raise ValueError(f"transition reward {item.reward!r} is not finite as a float32")
+        try:
+            self.act[i] = item.act
+        except ValueError as exc:
+            raise ValueError(
+                f"transition action shape {np.shape(item.act)} does not match the buffer's "
+                f"{self.act.shape[1:]} (set by the first transition pushed)"
+            ) from exc
+        self.obs[i] = item.obs
+        self.next_obs[i] = item.next_obs
+        self.reward[i] = item.reward
+        self.is_terminated[i] = item.is_terminated
+        self.is_truncated[i] = item.is_truncated
+        self.discount[i] = item.discount
 
     @staticmethod
     def for_first(first: Transition, capacity: int) -> TransitionStorage:

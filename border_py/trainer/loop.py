@@ -100,6 +100,44 @@ class HasCapacity(Protocol):
         ...
 
 
+@runtime_checkable
+class HasRolloutShape(Protocol):
+    """A buffer config that holds one rollout of ``n_steps`` steps of ``num_envs`` sub-envs."""
+
+    @property
+    def num_envs(self) -> int:
+        """The number of sub-envs a rollout spans."""
+        ...
+
+    @property
+    def rollout_size(self) -> int:
+        """In env steps: ``n_steps * num_envs``."""
+        ...
+
+
+def check_rollout_fits(config: TrainerConfig, buffer_config: object, num_envs: int) -> None:
+    """Checks that a rollout buffer's shape matches the schedule and the env: one opt step per rollout
+    (``opt_interval`` = the rollout size, no warm-up) and one column per sub-env.
+
+    Raises:
+        ValueError: the message names the fields.
+    """
+    if not isinstance(buffer_config, HasRolloutShape):
+        return
+    size = buffer_config.rollout_size
+    if config.opt_interval != size or config.warmup_period != 0:
+        raise ValueError(
+            f"TrainerConfig.opt_interval ({config.opt_interval}) and warmup_period ({config.warmup_period}) "
+            f"must be the rollout's size ({size} = n_steps * num_envs) and 0: an on-policy agent learns "
+            "from each whole rollout once"
+        )
+    if buffer_config.num_envs != num_envs:
+        raise ValueError(
+            f"replay_buffer.num_envs ({buffer_config.num_envs}) differs from the env's number of sub-envs "
+            f"({num_envs})"
+        )
+
+
 def check_agent_fits(
     config: TrainerConfig, agent: object, buffer_config: object, evaluator: object | None
 ) -> None:

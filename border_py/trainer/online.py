@@ -36,7 +36,13 @@ from border_py.base.typevars import A, B, I, O
 from border_py.config import to_dict
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
-from border_py.trainer.loop import check_agent_fits, check_checkpoint, run_training, training_session
+from border_py.trainer.loop import (
+    check_agent_fits,
+    check_checkpoint,
+    check_rollout_fits,
+    run_training,
+    training_session,
+)
 from border_py.trainer.result import TrainResult
 from border_py.trainer.sampler import SyncSampler
 from border_py.trainer.state import describe_config
@@ -132,6 +138,9 @@ class Trainer(Generic[E, P, R]):
         with training_session(config, resume_from):
             env = self.env_config.build(config.seed)
             try:
+                check_rollout_fits(
+                    config, self.replay_buffer_config, env.num_envs if isinstance(env, VecEnv) else 1
+                )
                 buffer = self.replay_buffer_config.build(config.seed)
                 regime = OnlineRegime(self, env, buffer, agent)
                 return run_training(config, regime, agent, buffer, recorder, evaluator, progress, resume_from)

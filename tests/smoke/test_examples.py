@@ -10,15 +10,38 @@ from typing import Any
 import attrs
 import pytest
 
-from border_py import load_yaml, save_yaml
+from border_py import RolloutBufferConfig, load_yaml, save_yaml
 from border_py.checkpoint import load_meta
-from examples import dqn_cartpole, iqn_cartpole, sac_mujoco, sac_pendulum
+from examples import (
+    dqn_cartpole,
+    iqn_cartpole,
+    ppo_cartpole,
+    ppo_mujoco,
+    ppo_pendulum,
+    sac_mujoco,
+    sac_pendulum,
+)
 
-EXAMPLES = [dqn_cartpole, iqn_cartpole, sac_pendulum, sac_mujoco]
+EXAMPLES = [dqn_cartpole, iqn_cartpole, sac_pendulum, sac_mujoco, ppo_cartpole, ppo_pendulum, ppo_mujoco]
 
 
 def _tiny(config: Any) -> Any:
     """The example's config with a budget of seconds: 40 opt steps, saves and evaluations every 20."""
+    if isinstance(config.replay_buffer, RolloutBufferConfig):  # on-policy: one opt step per short rollout
+        rollout = attrs.evolve(config.replay_buffer, n_steps=16)
+        return attrs.evolve(
+            config,
+            trainer=attrs.evolve(
+                config.trainer,
+                opt_interval=rollout.rollout_size,
+                eval_interval=20,
+                save_interval=20,
+                record_interval=10,
+            ),
+            replay_buffer=rollout,
+            agent=attrs.evolve(config.agent, batch_size=16, n_epochs=1),
+            evaluator=attrs.evolve(config.evaluator, n_episodes=1),
+        )
     return attrs.evolve(
         config,
         trainer=attrs.evolve(

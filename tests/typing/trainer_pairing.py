@@ -20,6 +20,8 @@ from border_py import (
     GymVecEnvConfig,
     NStepStepProcessorConfig,
     OfflineTrainer,
+    Rollout,
+    RolloutBufferConfig,
     SimpleReplayBufferConfig,
     SimpleStepProcessorConfig,
     StepProcessor,
@@ -30,7 +32,7 @@ from border_py import (
     Transition,
     TransitionBatch,
 )
-from border_py.agents import Dqn, DqnConfig, Iqn, IqnConfig, Sac, SacConfig
+from border_py.agents import Dqn, DqnConfig, Iqn, IqnConfig, Ppo, PpoConfig, Sac, SacConfig
 from border_py.envs import Act, Obs
 from border_py.testing import (
     CountingEnvConfig,
@@ -150,3 +152,20 @@ fake_offline = OfflineTrainer(config, ListDatasetConfig())
 fake_offline.train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
 fake_offline.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
 fake_offline.train(FakeAgent(), BufferedRecorder(), gym_evaluator)  # type: ignore[misc]
+
+# --- on-policy: a rollout buffer's batches are Rollouts, which PPO reads and off-policy agents do not --
+ppo = Ppo(PpoConfig(), 4, seed=0, n_actions=2)
+rollout_trainer = Trainer(
+    config,
+    GymVecEnvConfig(name="CartPole-v1", num_envs=8),
+    SimpleStepProcessorConfig(),
+    RolloutBufferConfig(n_steps=32, num_envs=8),
+)
+assert_type(
+    rollout_trainer,
+    Trainer[AnyEnv[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, Rollout]],
+)
+rollout_trainer.train(ppo, BufferedRecorder(), gym_evaluator)
+rollout_trainer.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
+rollout_trainer.train(sac, BufferedRecorder())  # type: ignore[arg-type]
+gym_trainer.train(ppo, BufferedRecorder())  # type: ignore[arg-type]

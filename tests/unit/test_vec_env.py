@@ -259,3 +259,17 @@ def test_a_vector_env_resumes_with_new_episodes() -> None:
     with pytest.warns(ResumeWarning, match="vector env starts new episodes"):
         sampler.load_state_dict(state)
     assert len(_items(sampler, 1)[0]) == 2
+
+
+def test_clip_actions_clips_box_actions_into_the_space_and_still_refuses_nan() -> None:
+    box = GymVecEnvConfig(name="Pendulum-v1", num_envs=2, clip_actions=True).build(seed=0)
+    box.reset()
+    steps, _ = box.step([np.array([3.0], np.float32), np.array([-0.5], np.float32)])
+    assert [float(s.act[0]) for s in steps] == [3.0, -0.5]  # the policy's action is what the step records
+    assert box.env.unwrapped.get_attr("last_u") == (2.0, -0.5)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="of sub-env 1 outside Box"):
+        box.step([np.array([0.0], np.float32), np.array([np.nan], np.float32)])
+    single = GymVecEnvConfig(name="Pendulum-v1", num_envs=2, clip_actions=True).single().build(seed=0)
+    single.reset()
+    single.step(np.array([-9.0], np.float32))
+    assert single.env.unwrapped.last_u == -2.0  # type: ignore[attr-defined]

@@ -1,0 +1,363 @@
+"""The PPO agent: acting (Categorical or Gaussian, optionally gSDE), and ``opt`` over a whole rollout."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from border_py.agents.ppo.config import PpoConfig
+from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
+from border_py.agents.ppo.model import ActorCritic
+from border_py.agents.toolkit import (
+    RunningMeanStd,
+    TrainEvalMode,
+    adam,
+    gradient_step,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    torch_device,
+)
+from border_py.base.replay_buffer import ReplayBuffer
+from border_py.record import Record
+from border_py.replay_buffer.rollout import Rollout
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_STATE_KEYS = ("optimizer", "generator", "obs_rms", "ret_rms", "returns", "env_steps", "opt_steps", "sde")
+
+
+class Ppo(TrainEvalMode):
+    """Proximal policy optimisation (Schulman et al., 2017) with GAE, over rollouts of a
+    :class:`~border_py.replay_buffer.RolloutBuffer`.
+
+    Acting: a Categorical over ``n_actions`` logits, or a Gaussian around the mean action with a
+    state-independent standard deviation (or gSDE's state-dependent noise). Continuous actions are not
+    squashed: they are clipped to the action space by the env adapter (``GymEnvConfig.clip_actions``), so
+    the buffer keeps the action the policy drew and its log-probability is exact. Eval mode acts with the
+    argmax or the mean. All randomness comes from the agent's own ``torch.Generator``.
+
+    ``opt`` takes the whole rollout and computes, from the stored observations and actions and the policy
+    that collected them (nothing changes during a rollout), the old log-probabilities and values, then GAE
+    with a bootstrap at truncations and the rollout's end, then ``n_epochs`` passes of shuffled minibatches
+    of the clipped surrogate, the value loss and the entropy bonus, with an early stop on ``target_kl``.
+    Observation statistics are updated after each update, so they are frozen while a rollout is collected.
+
+    Args:
+        config: hyperparameters.
+        obs_dim: size of a (flat) observation.
+        seed: seeds network initialisation and all sampling.
+        n_actions: the number of discrete actions (give this or ``action_dim``).
+        action_dim: the size of a continuous action.
+
+    Raises:
+        ValueError: neither or both of ``n_actions`` and ``action_dim``, gSDE with discrete actions, or a
+            device this machine does not have.
+
+    Example:
+        >>> agent = Ppo(PpoConfig(), obs_dim=4, seed=0, n_actions=2)
+        >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
+        True
+    """
+
+    def __init__(
+        self,
+        config: PpoConfig,
+        obs_dim: int,
+        seed: int,
+        *,
+        n_actions: int | None = None,
+        action_dim: int | None = None,
+    ) -> None:
+        if (n_actions is None) == (action_dim is None):
+            raise ValueError("PPO takes n_actions (discrete) or action_dim (continuous), exactly one")
+        self.discrete = n_actions is not None
+        if self.discrete and config.gsde:
+            raise ValueError("gsde is for continuous actions only")
+        self.config = config
+        self.obs_dim = obs_dim
+        self.act_dim = int(n_actions if n_actions is not None else action_dim)  # type: ignore[arg-type]
+        self.device = torch_device(config.device)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.net = ActorCritic(
+                obs_dim,
+                self.act_dim,
+                self.discrete,
+                config.hidden,
+                config.activation,
+                config.ortho_init,
+                config.log_std_init,
+                config.gsde,
+            ).to(self.device)
+        self._params: list[torch.Tensor] = list(
+            self.net.parameters()
+        )  # made once: parameters() walks the module tree
+        self.optimizer = adam(self._params, config.lr, eps=config.adam_eps)
+        self.generator = torch.Generator(self.device).manual_seed(seed)
+        self.obs_rms = RunningMeanStd((obs_dim,))
+        self.ret_rms = RunningMeanStd(())
+        self._returns: npt.NDArray[np.float64] = np.zeros(0)
+        self._sde_weights: torch.Tensor | None = None
+        self._sde_step = 0
+        self.env_steps = 0
+        """In env steps: the transitions learnt from so far (what the linear schedules count)."""
+        self.opt_steps = 0
+
+    @property
+    def batch_size(self) -> int:
+        """In transitions per minibatch."""
+        return self.config.batch_size
+
+    def _norm_obs(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.obs_rms.normalize(obs, self.config.clip_obs) if self.config.normalize_obs else obs
+
+    def _std(self, latent: torch.Tensor) -> torch.Tensor:
+        """The Gaussian's standard deviations ``(batch, act_dim)``."""
+        assert self.net.log_std is not None
+        if not self.config.gsde:
+            return self.net.log_std.exp().expand(latent.shape[0], -1)
+        # gSDE: the action noise is latent @ W with W ~ N(0, exp(log_std)^2), so its variance is
+        # latent^2 @ exp(log_std)^2; the latent is treated as given (its features are not learnt through it).
+        variance = latent.detach() ** 2 @ self.net.log_std.exp() ** 2
+        return torch.sqrt(variance + 1e-6)
+
+    def _log_prob_entropy(
+        self, latent: torch.Tensor, out: torch.Tensor, act: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The log-probability of ``act`` and the entropy of the policy, ``(batch,)`` each."""
+        if self.discrete:
+            log_p = torch.log_softmax(out, dim=-1)
+            entropy = -(log_p.exp() * log_p).sum(-1)
+            return log_p.gather(1, act.long().reshape(-1, 1)).squeeze(1), entropy
+        std = self._std(latent)
+        log_std = std.log()
+        log_prob = (-0.5 * ((act - out) / std) ** 2 - log_std - _LOG_SQRT_2PI).sum(-1)
+        return log_prob, (0.5 + _LOG_SQRT_2PI + log_std).sum(-1)
+
+    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
+        with torch.inference_mode():
+            x = self._norm_obs(torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1))
+            latent, out = self.net.policy(x)
+            if self.discrete:
+                if self._train:  # inverse CDF: one uniform draw per row, cheaper than torch.multinomial
+                    u = torch.rand(n, 1, generator=self.generator, device=self.device)
+                    act = (out.softmax(-1).cumsum(-1) < u).sum(-1).clamp(max=self.act_dim - 1)
+                else:
+                    act = out.argmax(dim=-1)
+            else:
+                act = out + self._noise(latent, n) if self._train else out
+            actions: npt.NDArray[Any] = act.cpu().numpy()
+        return actions
+
+    def _noise(self, latent: torch.Tensor, n: int) -> torch.Tensor:
+        assert self.net.log_std is not None
+        if not self.config.gsde:
+            return self.net.log_std.exp() * torch.randn(
+                latent.shape[0], self.act_dim, generator=self.generator, device=self.device
+            )
+        freq = self.config.sde_sample_freq
+        if (
+            self._sde_weights is None
+            or self._sde_weights.shape[0] != n
+            or self._sde_step == 0
+            or (freq is not None and self._sde_step % freq == 0)
+        ):
+            std = self.net.log_std.exp()
+            self._sde_weights = std * torch.randn(n, *std.shape, generator=self.generator, device=self.device)
+        self._sde_step += 1
+        return torch.bmm(latent.unsqueeze(1), self._sde_weights).squeeze(1)
+
+    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """An action for ``obs``: drawn from the policy in train mode, its argmax or mean in eval mode (an
+        int64 array of shape ``()``, or a float32 array of shape ``(action_dim,)``, not clipped)."""
+        act: npt.NDArray[Any] = self._act(obs, 1)[0, ...]  # [0, ...]: a 0-d array, not a numpy scalar
+        return act
+
+    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[Any]]:
+        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        acts = self._act(np.stack(obs), len(obs))
+        return [acts[i, ...] for i in range(len(obs))]
+
+    def _schedules(self) -> tuple[float, float]:
+        """The learning rate and the clip range at the current env step."""
+        c = self.config
+        remaining = 1.0 - min(1.0, self.env_steps / c.schedule_env_steps) if c.schedule_env_steps else 1.0
+        lr = c.lr * (remaining if c.lr_schedule == "linear" else 1.0)
+        clip = c.clip_range * (remaining if c.clip_schedule == "linear" else 1.0)
+        return lr, clip
+
+    def _scaled_rewards(self, rollout: Rollout) -> torch.Tensor:
+        """The rewards divided by the running std of the discounted return (as SB3's ``VecNormalize``:
+        the return is accumulated step by step and reset at episode ends), or as they are."""
+        if not self.config.normalize_reward:
+            return rollout.reward
+        reward = rollout.reward.cpu().numpy().astype(np.float64)
+        discount = rollout.discount.cpu().numpy()
+        done = (rollout.is_terminated + rollout.is_truncated).cpu().numpy() > 0
+        if self._returns.shape != reward.shape[1:]:
+            self._returns = np.zeros(reward.shape[1:])
+        scaled = np.empty_like(reward)
+        for t in range(reward.shape[0]):
+            self._returns = self._returns * discount[t] + reward[t]
+            self.ret_rms.update(self._returns)
+            scaled[t] = np.clip(
+                reward[t] / np.sqrt(self.ret_rms.var + 1e-8),
+                -self.config.clip_reward,
+                self.config.clip_reward,
+            )
+            self._returns[done[t]] = 0.0
+        return torch.as_tensor(scaled, dtype=torch.float32, device=self.device)
+
+    def _prepare(self, rollout: Rollout) -> dict[str, torch.Tensor]:
+        """The flat training data of a rollout: normalised observations, actions, the collecting policy's
+        log-probabilities and values, advantages and returns."""
+        n_steps, num_envs = rollout.shape
+        flat = n_steps * num_envs
+        obs = self._norm_obs(rollout.obs.reshape(flat, -1))
+        act = rollout.act.reshape(flat) if self.discrete else rollout.act.reshape(flat, -1)
+        reward = self._scaled_rewards(rollout)
+        with torch.no_grad():
+            latent, out, value = self.net(obs)
+            next_value = self.net.value(self._norm_obs(rollout.next_obs.reshape(flat, -1)))
+            old_log_prob, _ = self._log_prob_entropy(latent, out, act)
+            advantage, returns = gae(
+                reward,
+                value.reshape(n_steps, num_envs),
+                next_value.reshape(n_steps, num_envs),
+                rollout.is_terminated,
+                rollout.is_truncated,
+                rollout.discount,
+                self.config.gae_lambda,
+            )
+        return {
+            "obs": obs,
+            "act": act,
+            "old_log_prob": old_log_prob,
+            "old_value": value,
+            "advantage": advantage.reshape(flat),
+            "returns": returns.reshape(flat),
+        }
+
+    def _minibatch(
+        self, data: dict[str, torch.Tensor], idx: torch.Tensor | None, clip: float
+    ) -> dict[str, torch.Tensor]:
+        """The losses and diagnostics of the minibatch ``idx`` (``None``: all of ``data``); the loss to
+        minimise is under ``loss``."""
+        c = self.config
+        batch = data if idx is None else {k: v[idx] for k, v in data.items()}
+        latent, out, value = self.net(batch["obs"])
+        log_prob, entropy = self._log_prob_entropy(latent, out, batch["act"])
+        advantage = batch["advantage"]
+        if c.normalize_advantage and len(advantage) > 1:
+            advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+        old_log_prob = batch["old_log_prob"]
+        policy_loss, ratio = clipped_surrogate(log_prob, old_log_prob, advantage, clip)
+        v_loss = value_loss(value, batch["old_value"], batch["returns"], c.clip_range_vf)
+        loss = policy_loss - c.ent_coef * entropy.mean() + c.vf_coef * v_loss
+        with torch.no_grad():
+            kl = approx_kl(log_prob, old_log_prob)
+            clip_fraction = ((ratio - 1.0).abs() > clip).float().mean()
+        return {
+            "loss": loss,
+            "policy_loss": policy_loss.detach(),
+            "value_loss": v_loss.detach(),
+            "entropy": entropy.detach().mean(),
+            "approx_kl": kl,
+            "clip_fraction": clip_fraction,
+        }
+
+    def opt(self, buffer: ReplayBuffer[Rollout]) -> Record | None:
+        """Learns from the rollout the buffer holds (taking it); ``None`` when the buffer is empty.
+
+        Returns:
+            Means over the minibatch updates of ``train/policy_loss``, ``train/value_loss``,
+            ``train/entropy``, ``train/approx_kl`` and ``train/clip_fraction``; ``train/explained_variance``
+            of the rollout's values; ``train/lr``, ``train/clip_range``, ``train/n_updates`` and, for
+            continuous actions, ``train/std`` (the mean standard deviation).
+        """
+        if len(buffer) == 0:
+            return None
+        rollout = buffer.batch(len(buffer)).to(self.device)
+        self.env_steps += rollout.shape[0] * rollout.shape[1]
+        lr, clip = self._schedules()
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        data = self._prepare(rollout)
+        stats = self._epochs(data, clip)
+        if self.config.normalize_obs:  # after the update: the rollout was collected with the old statistics
+            self.obs_rms.update(rollout.obs.reshape(-1, self.obs_dim).cpu().numpy())
+        self._sde_step = 0  # a new rollout draws new gSDE weights
+        self.opt_steps += 1
+        record = {f"train/{k}": float(np.mean(v)) for k, v in stats.items()}
+        record.update(
+            {
+                "train/explained_variance": explained_variance(data["old_value"], data["returns"]),
+                "train/lr": lr,
+                "train/clip_range": clip,
+                "train/n_updates": float(len(stats["policy_loss"])),
+            }
+        )
+        if not self.discrete:
+            with torch.no_grad():
+                latent, _ = self.net.policy(data["obs"])
+                record["train/std"] = float(self._std(latent).mean())
+        return Record(record)
+
+    def _epochs(self, data: dict[str, torch.Tensor], clip: float) -> dict[str, list[float]]:
+        """``n_epochs`` passes of shuffled minibatches, stopping when the approximate KL of a minibatch
+        exceeds ``1.5 * target_kl`` (before its step)."""
+        c, n = self.config, len(data["obs"])
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+        }
+        for _ in range(c.n_epochs):
+            # One minibatch of the whole rollout needs no shuffle: its gradient is the same in any order.
+            order = (
+                torch.randperm(n, generator=self.generator, device=self.device) if c.batch_size < n else None
+            )
+            for start in range(0, n, c.batch_size):
+                idx = None if order is None else order[start : start + c.batch_size]
+                out = self._minibatch(data, idx, clip)
+                if c.target_kl is not None and float(out["approx_kl"]) > 1.5 * c.target_kl:
+                    return stats if stats["policy_loss"] else {k: [float(out[k])] for k in stats}
+                gradient_step(self.optimizer, out["loss"], self._params, c.max_grad_norm)
+                for k in stats:
+                    stats[k].append(float(out[k]))
+        return stats
+
+    def save_params(self, path: Path) -> list[Path]:
+        """Writes ``ppo.pt`` and ``state.pt`` (optimiser, generator, normalisation statistics, the env
+        steps the schedules count, the gSDE weights) to ``path``."""
+        extra = {
+            "optimizer": self.optimizer.state_dict(),
+            "generator": self.generator.get_state(),
+            "obs_rms": self.obs_rms.state_dict(),
+            "ret_rms": self.ret_rms.state_dict(),
+            "returns": torch.from_numpy(self._returns),
+            "env_steps": self.env_steps,
+            "opt_steps": self.opt_steps,
+            "sde": {"weights": self._sde_weights, "step": self._sde_step},
+        }
+        return save_modules(path, {"ppo.pt": self.net}, extra)
+
+    def load_params(self, path: Path) -> None:
+        """Reads what ``save_params`` wrote.
+
+        Raises:
+            FileNotFoundError: a file is missing (the message names it).
+            ValueError: a file is corrupt or does not match this agent (the message names it).
+        """
+        state = load_modules(path, {"ppo.pt": self.net}, "PPO", self.device, _STATE_KEYS)
+        self.obs_rms.load_state_dict(state["obs_rms"])
+        self.ret_rms.load_state_dict(state["ret_rms"])
+        load_optimizer(self.optimizer, state["optimizer"])
+        self.generator.set_state(state["generator"].cpu())
+        self._returns = state["returns"].cpu().numpy().astype(np.float64)
+        self.env_steps, self.opt_steps = int(state["env_steps"]), int(state["opt_steps"])
+        self._sde_weights, self._sde_step = state["sde"]["weights"], int(state["sde"]["step"])

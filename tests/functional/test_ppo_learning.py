@@ -1,0 +1,125 @@
+"""PPO learns CartPole-v1 and Pendulum-v1 (the examples' configs): a short run in the default suite, the
+issue's targets behind ``-m slow``; and resumes exactly."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import attrs
+import pytest
+import torch
+
+from border_py import (
+    BufferedRecorder,
+    DefaultEvaluatorConfig,
+    GymEnvConfig,
+    RolloutBufferConfig,
+    SimpleStepProcessorConfig,
+    Trainer,
+    TrainerConfig,
+    seed_everything,
+)
+from border_py.agents import Ppo, PpoConfig
+from border_py.checkpoint import latest_checkpoint
+from examples import ppo_cartpole, ppo_pendulum
+from examples.harness import RunOptions, with_trainer
+
+
+@pytest.mark.functional
+def test_short_ppo_run_learns_cartpole_far_beyond_random_play(tmp_path: Path) -> None:
+    """20,480 env steps (80 rollouts, about 10 s): a random policy scores about 22."""
+    config = with_trainer(
+        ppo_cartpole.Config(), model_dir=str(tmp_path), max_env_steps=20_480, save_interval=None
+    )
+    result = ppo_cartpole.train(config, RunOptions(progress=False))
+    assert result.best_score >= 150.0
+    assert ppo_cartpole.evaluate(config, tmp_path) == result.best_score
+
+
+@pytest.mark.slow
+def test_ppo_reaches_475_on_cartpole_within_1e5_env_steps(tmp_path: Path) -> None:
+    """The example's full run (100,000 env steps), seeds 0-2: median best >= 475, reached within budget."""
+    bests, reached = [], []
+    for seed in (0, 1, 2):
+        config = with_trainer(ppo_cartpole.Config(), seed=seed, model_dir=str(tmp_path / f"seed{seed}"))
+        result = ppo_cartpole.train(config, RunOptions(progress=False))
+        assert result.env_steps == 100_000
+        bests.append(result.best_score)
+        reached.append(result.env_steps_to_reach(475.0))
+    assert statistics.median(bests) >= 475.0, bests
+    assert sum(r is not None for r in reached) >= 2, reached
+
+
+@pytest.mark.slow
+def test_ppo_reaches_minus_200_on_pendulum_within_1e5_env_steps(tmp_path: Path) -> None:
+    """The example's full run with gSDE (100,000 env steps), seeds 0-2: median best >= -200."""
+    bests = []
+    for seed in (0, 1, 2):
+        config = with_trainer(ppo_pendulum.Config(), seed=seed, model_dir=str(tmp_path / f"seed{seed}"))
+        result = ppo_pendulum.train(config, RunOptions(progress=False))
+        assert result.env_steps <= 100_000
+        bests.append(result.best_score)
+    assert statistics.median(bests) >= -200.0, bests
+
+
+def _train(max_opts: int, model_dir: Path, resume_from: Path | None = None) -> tuple[Ppo, list[float]]:
+    config = TrainerConfig(
+        max_opts=max_opts,
+        opt_interval=64,
+        eval_interval=3,
+        save_interval=6,
+        model_dir=str(model_dir),
+        seed=4,
+        checkpoint_buffer=True,
+    )
+    trainer = Trainer(
+        config,
+        GymEnvConfig(name="CartPole-v1"),
+        SimpleStepProcessorConfig(gamma=0.98),
+        RolloutBufferConfig(n_steps=64),
+    )
+    agent = Ppo(
+        PpoConfig(batch_size=16, n_epochs=2, normalize_obs=True, normalize_reward=True),
+        4,
+        seed=4,
+        n_actions=2,
+    )
+    eval_env = GymEnvConfig(name="CartPole-v1").build(seed=5)
+    result = trainer.train(
+        agent,
+        BufferedRecorder(),
+        DefaultEvaluatorConfig(n_episodes=2).build(eval_env),
+        resume_from=resume_from,
+    )
+    eval_env.close()
+    return agent, [e.score for e in result.evaluations]
+
+
+@pytest.mark.functional
+def test_ppo_n_plus_resume_plus_n_equals_2n(tmp_path: Path) -> None:
+    """A single env (a vector env's episodes cannot be rewound); the checkpoint falls mid-episode, so the
+    rollout's start, the normalisation statistics and the return accumulator must all come back."""
+    torch.set_num_threads(1)
+    seed_everything(0)
+    whole, whole_scores = _train(12, tmp_path / "whole")
+    seed_everything(0)
+    _, first_scores = _train(6, tmp_path / "split")
+    checkpoint = latest_checkpoint(tmp_path / "split")
+    assert checkpoint == tmp_path / "split" / "6"
+    seed_everything(123)
+    resumed, resumed_scores = _train(12, tmp_path / "split", resume_from=checkpoint)
+    assert resumed_scores == whole_scores
+    assert first_scores == whole_scores[:2]
+    for a, b in zip(whole.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    assert (resumed.obs_rms.mean == whole.obs_rms.mean).all()
+    assert (resumed._returns == whole._returns).all()
+
+
+def test_the_examples_configs_pair_rollouts_with_the_schedule() -> None:
+    for example in (ppo_cartpole, ppo_pendulum):
+        config = example.Config()
+        assert config.trainer.opt_interval == config.replay_buffer.rollout_size
+        assert config.replay_buffer.num_envs == config.env.num_envs
+        assert attrs.evolve(config.env, num_envs=1).single() == config.eval_env
