@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks
 MODEL_DIR ?= runs/dqn_cartpole
 
-.PHONY: install demo test test-slow results bench bench-quick check lint format typecheck clean
+.PHONY: install demo test test-slow datasets datasets-hopper results bench bench-quick check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -35,6 +35,14 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
+# The offline examples' Minari datasets in runs/datasets (about 10 minutes): pendulum-medium, pendulum-replay,
+# cartpole-medium. datasets-hopper adds hopper-medium (slow: hours of SAC on Hopper-v5).
+datasets: $(STAMP)
+	$(PY) -m examples.make_datasets
+
+datasets-hopper: $(STAMP)
+	$(PY) -m examples.make_datasets --only hopper
+
 # The README's reference-results table: every example's full run over seeds 0-2 (about 40 minutes).
 results: $(STAMP)
 	$(PY) -m examples.reference_results --out runs/reference
@@ -43,6 +51,7 @@ results: $(STAMP)
 # threads, in one run (about 25 minutes on 2 cores); the table goes to benchmarks/latest.md.
 $(BENCH_STAMP): $(STAMP)
 	$(PIP) install --quiet -c constraints.txt -e '.[dev,bench]'
+	$(PIP) install --quiet -c constraints.txt --no-deps 'd3rlpy==2.8.1'
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -31,10 +31,12 @@ import attrs
 from border_py import (
     Agent,
     AnyEnv,
+    ArrayDataset,
     Builder,
     ConfigError,
     Evaluator,
     ModelDirBusyError,
+    OfflineTrainer,
     Recorder,
     SeededBuilder,
     StepProcessor,
@@ -43,12 +45,14 @@ from border_py import (
     TrainingBuffer,
     TrainingInterrupted,
     TrainResult,
+    TransitionBatch,
     VecEnv,
     configure_torch,
     load_yaml,
     save_yaml,
     seed_everything,
 )
+from border_py.agents.offline_base import ObsStats
 from border_py.base.typevars import A, A_contra, B, B_co, I, O, O_co
 from border_py.checkpoint import (
     latest_checkpoint,
@@ -59,6 +63,7 @@ from border_py.checkpoint import (
     saved_model_problem,
     skipped_checkpoints,
 )
+from border_py.datasets import observation_stats
 from border_py.recorders import TensorboardRecorder
 from border_py.trainer.loop import check_agent_fits, check_rollout_fits
 
@@ -87,6 +92,7 @@ C = TypeVar("C", bound=ExampleConfig)
 
 
 V_contra = TypeVar("V_contra", bound=Closeable, contravariant=True)
+V_co = TypeVar("V_co", bound=Closeable, covariant=True)
 
 
 class EvaluatorBuilder(Protocol[V_contra, O_co, A_contra]):
@@ -95,7 +101,21 @@ class EvaluatorBuilder(Protocol[V_contra, O_co, A_contra]):
     def build(self, env: V_contra) -> Evaluator[O_co, A_contra]: ...
 
 
-class OnlineConfig(ExampleConfig, Protocol[V, O, A, I, B_co]):
+class EvaluatedConfig(ExampleConfig, Protocol[V_co]):
+    """An example's config with an evaluation env."""
+
+    @property
+    def eval_env(self) -> SeededBuilder[V_co]: ...
+
+
+class EvaluatorConfig(EvaluatedConfig[V], Protocol[V, O_co, A_contra]):
+    """An example's config with an evaluation env and an evaluator over it."""
+
+    @property
+    def evaluator(self) -> EvaluatorBuilder[V, O_co, A_contra]: ...
+
+
+class OnlineConfig(EvaluatorConfig[V, O, A], Protocol[V, O, A, I, B_co]):
     """An example trained online: its env (or vector env), evaluation env, step processor, replay buffer
     and evaluator, bound by one observation, action, item and batch type."""
 
@@ -103,16 +123,17 @@ class OnlineConfig(ExampleConfig, Protocol[V, O, A, I, B_co]):
     def env(self) -> SeededBuilder[AnyEnv[O, A]]: ...
 
     @property
-    def eval_env(self) -> SeededBuilder[V]: ...
-
-    @property
     def step_processor(self) -> Builder[StepProcessor[O, A, I]]: ...
 
     @property
     def replay_buffer(self) -> SeededBuilder[TrainingBuffer[I, B_co]]: ...
 
+
+class OfflineConfig(EvaluatorConfig[V, O_co, A_contra], Protocol[V, O_co, A_contra]):
+    """An example trained offline, on a dataset of transitions (``MinariDatasetConfig``)."""
+
     @property
-    def evaluator(self) -> EvaluatorBuilder[V, O, A]: ...
+    def dataset(self) -> SeededBuilder[ArrayDataset]: ...
 
 
 MakeRecorder = Callable[[Path, int | None], Recorder]
@@ -139,6 +160,8 @@ class RunOptions:
     """Where the config came from, for error messages."""
     make_recorder: MakeRecorder = tensorboard
     """The run's recorder."""
+    extra: dict[str, Any] = attrs.field(factory=dict)
+    """The values of an example's own flags (``run_example(..., extra_flags=...)``), by destination."""
 
 
 def with_trainer(config: C, **changes: Any) -> C:
@@ -170,6 +193,36 @@ def _model_dir(config: ExampleConfig) -> Path:
     return Path(config.trainer.model_dir)
 
 
+TrainFn = Callable[[Recorder], TrainResult]
+"""Trains with the recorder it is given (the trainer and what it trains, bound)."""
+
+
+def _train_example(
+    config: EvaluatedConfig[V],
+    options: RunOptions,
+    check_resume: Callable[[Path], None],
+    prepare: Callable[[V, Path | None], TrainFn],
+) -> TrainResult:
+    """What every regime's example does: seed, take ``model_dir``, find and check the resume point (or
+    refuse another run), let ``prepare`` build and check everything with the evaluation env, and only
+    then write ``config.yaml`` and train."""
+    model_dir = _model_dir(config)
+    seed_everything(config.trainer.seed)
+    configure_torch(config.torch_threads)
+    with prepare_model_dir(model_dir, resuming=options.resume, overwrite=options.overwrite):
+        resume_from = find_resume_point(model_dir) if options.resume else None
+        if resume_from is not None:
+            check_resume(resume_from)
+        elif not options.overwrite:
+            _refuse_another_run(model_dir)
+        with _eval_env(config, options.source) as eval_env:
+            train = prepare(eval_env, resume_from)
+            if options.overwrite:
+                shutil.rmtree(model_dir / "tensorboard", ignore_errors=True)
+            save_yaml(config, model_dir / "config.yaml")
+            return _train_with_recorder(model_dir, options, resume_from, train)
+
+
 def train_online(
     config: OnlineConfig[V, O, A, I, B], make_agent: Callable[[V], Agent[O, A, B]], options: RunOptions
 ) -> TrainResult:
@@ -179,38 +232,50 @@ def train_online(
     the evaluator runs on it. ``model_dir/config.yaml`` is written only once every check has passed (see
     the module docstring).
     """
-    model_dir = _model_dir(config)
-    seed_everything(config.trainer.seed)
-    configure_torch(config.torch_threads)
     trainer = Trainer(config.trainer, config.env, config.step_processor, config.replay_buffer)
-    with prepare_model_dir(model_dir, resuming=options.resume, overwrite=options.overwrite):
-        resume_from = find_resume_point(model_dir) if options.resume else None
-        if resume_from is not None:
-            trainer.check_resume(resume_from)
-        elif not options.overwrite:
-            _refuse_another_run(model_dir)
+
+    def prepare(eval_env: V, resume_from: Path | None) -> TrainFn:
         with _refused(options.source, "env"):
             env = config.env.build(config.trainer.seed)
             num_envs = env.num_envs if isinstance(env, VecEnv) else 1
             env.close()
-        with _eval_env(config, options.source) as eval_env:
-            with _refused(options.source, "agent"):
-                agent = make_agent(eval_env)
-            evaluator = config.evaluator.build(eval_env)
-            with _refused(options.source, "trainer"):
-                check_agent_fits(config.trainer, agent, config.replay_buffer, evaluator)
-                check_rollout_fits(config.trainer, config.replay_buffer, num_envs)
-            if options.overwrite:
-                shutil.rmtree(model_dir / "tensorboard", ignore_errors=True)
-            save_yaml(config, model_dir / "config.yaml")
-            return _train_with_recorder(
-                model_dir,
-                options,
-                resume_from,
-                lambda recorder: trainer.train(
-                    agent, recorder, evaluator, progress=options.progress, resume_from=resume_from
-                ),
-            )
+        with _refused(options.source, "agent"):
+            agent = make_agent(eval_env)
+        evaluator = config.evaluator.build(eval_env)
+        with _refused(options.source, "trainer"):
+            check_agent_fits(config.trainer, agent, config.replay_buffer, evaluator)
+            check_rollout_fits(config.trainer, config.replay_buffer, num_envs)
+        return lambda recorder: trainer.train(
+            agent, recorder, evaluator, progress=options.progress, resume_from=resume_from
+        )
+
+    return _train_example(config, options, trainer.check_resume, prepare)
+
+
+def train_offline(
+    config: OfflineConfig[V, O, A],
+    make_agent: Callable[[V, ObsStats | None], Agent[O, A, TransitionBatch]],
+    options: RunOptions,
+) -> TrainResult:
+    """Trains the agent ``make_agent`` makes (from the evaluation env and the dataset's observation
+    statistics) on ``config.dataset``, saving into ``config.trainer.model_dir``; every check first, as
+    :func:`train_online`."""
+    with _refused(options.source, "trainer"):
+        trainer = OfflineTrainer(config.trainer, config.dataset)
+
+    def prepare(eval_env: V, resume_from: Path | None) -> TrainFn:
+        with _refused(options.source, "dataset"):
+            dataset = config.dataset.build(config.trainer.seed)
+        with _refused(options.source, "agent"):
+            agent = make_agent(eval_env, observation_stats(dataset))
+        evaluator = config.evaluator.build(eval_env)
+        with _refused(options.source, "trainer"):
+            check_agent_fits(config.trainer, agent, config.dataset, evaluator)
+        return lambda recorder: trainer.train(
+            agent, recorder, evaluator, progress=options.progress, resume_from=resume_from
+        )
+
+    return _train_example(config, options, trainer.check_resume, prepare)
 
 
 def _refuse_another_run(model_dir: Path) -> None:
@@ -240,8 +305,8 @@ def find_resume_point(model_dir: Path) -> Path | None:
     return path
 
 
-def evaluate_online(
-    config: OnlineConfig[V, O, A, I, B], make_agent: Callable[[V], Agent[O, A, B]], model_dir: Path
+def evaluate_saved(
+    config: EvaluatorConfig[V, O, A], make_agent: Callable[[V], Agent[O, A, Any]], model_dir: Path
 ) -> float:
     """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return.
 
@@ -263,7 +328,7 @@ def evaluate_online(
 
 
 @contextmanager
-def _eval_env(config: OnlineConfig[V, O, A, I, B], source: str) -> Iterator[V]:
+def _eval_env(config: EvaluatedConfig[V], source: str) -> Iterator[V]:
     """The evaluation env (seed ``trainer.seed + 1``, apart from the training env's), closed after use."""
     with _refused(source, "eval_env"):
         env = config.eval_env.build(config.trainer.seed + 1)
@@ -288,7 +353,16 @@ def _train_with_recorder(
     return result
 
 
-def _parser(doc: str | None) -> argparse.ArgumentParser:
+@attrs.frozen
+class Flag:
+    """An example's own flag: ``--name`` of ``type`` (``None``: a switch), with its help."""
+
+    name: str
+    type: type[Any] | None
+    help: str
+
+
+def _parser(doc: str | None, extra: Sequence[Flag]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train", action="store_true", help="train and save models")
     parser.add_argument(
@@ -309,6 +383,11 @@ def _parser(doc: str | None) -> argparse.ArgumentParser:
         "--overwrite", action="store_true", help="remove another run's saves and logs in model_dir first"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    for flag in extra:
+        if flag.type is None:
+            parser.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
+        else:
+            parser.add_argument(f"--{flag.name}", type=flag.type, help=flag.help)
     return parser
 
 
@@ -340,6 +419,7 @@ def run_example(
     default: C,
     train: Callable[[C, RunOptions], TrainResult],
     evaluate: Callable[[C, Path], float],
+    extra_flags: Sequence[Flag] = (),
 ) -> int:
     """Parses the common flags, resolves the config and runs training and/or evaluation.
 
@@ -352,7 +432,7 @@ def run_example(
         The exit status: 0; 2 for a refused config, model directory or checkpoint (the reason on stderr);
         or 128 + the signal number when SIGINT or SIGTERM stopped training (after saving a checkpoint).
     """
-    parser = _parser(doc)
+    parser = _parser(doc, extra_flags)
     args = parser.parse_args(argv)
     if not (args.train or args.eval or args.resume):
         parser.error("give --train, --resume, --eval or a combination")
@@ -363,8 +443,13 @@ def run_example(
     try:
         config, source = _resolve_config(args, default)
         if args.train or args.resume:
+            extra = {f.name.replace("-", "_"): getattr(args, f.name.replace("-", "_")) for f in extra_flags}
             options = RunOptions(
-                progress=not args.no_progress, resume=args.resume, overwrite=args.overwrite, source=source
+                progress=not args.no_progress,
+                resume=args.resume,
+                overwrite=args.overwrite,
+                source=source,
+                extra=extra,
             )
             train(config, options)
         if args.eval:

@@ -24,7 +24,18 @@ from typing import Any
 import attrs
 
 from border_py import NStepStepProcessorConfig, TrainResult
-from examples import dqn_cartpole, iqn_cartpole, ppo_cartpole, ppo_pendulum, sac_pendulum
+from border_py.datasets import BEHAVIOUR_RETURN_KEY
+from examples import (
+    awac_pendulum,
+    bc_cartpole,
+    bc_pendulum,
+    dqn_cartpole,
+    iql_pendulum,
+    iqn_cartpole,
+    ppo_cartpole,
+    ppo_pendulum,
+    sac_pendulum,
+)
 from examples.harness import RunOptions, with_trainer
 
 
@@ -38,6 +49,7 @@ class Outcome:
     reloaded: float
     env_steps: int
     env_steps_to_threshold: int | None
+    opt_steps_to_threshold: int | None
     seconds: float
 
 
@@ -46,8 +58,14 @@ class Run:
     """An example's full run and the score that counts as solved."""
 
     name: str
-    threshold: float
+    threshold: float | Callable[[], float]
+    """The score that counts as solved (offline: the behaviour policy's mean return, read from the
+    dataset's metadata when the run starts)."""
     train_and_reload: Callable[[int, Path], tuple[TrainResult, float]]
+
+    def score(self) -> float:
+        """The threshold's value."""
+        return self.threshold() if callable(self.threshold) else self.threshold
 
 
 def _example(example: ModuleType, **overrides: Any) -> Callable[[int, Path], tuple[TrainResult, float]]:
@@ -58,6 +76,11 @@ def _example(example: ModuleType, **overrides: Any) -> Callable[[int, Path], tup
         return example.train(c, RunOptions(progress=False)), example.evaluate(c, model_dir)
 
     return run
+
+
+def _behaviour(example: ModuleType) -> Callable[[], float]:
+    """The behaviour policy's mean return of the example's dataset (``make datasets`` builds it)."""
+    return lambda: float(example.Config().dataset.metadata()[BEHAVIOUR_RETURN_KEY])
 
 
 RUNS = {
@@ -73,6 +96,15 @@ RUNS = {
         Run("sac_pendulum", -200.0, _example(sac_pendulum)),
         Run("ppo_cartpole", 475.0, _example(ppo_cartpole)),
         Run("ppo_pendulum", -200.0, _example(ppo_pendulum)),
+        *(
+            Run(name, _behaviour(module), _example(module))
+            for name, module in (
+                ("bc_pendulum", bc_pendulum),
+                ("iql_pendulum", iql_pendulum),
+                ("awac_pendulum", awac_pendulum),
+                ("bc_cartpole", bc_cartpole),
+            )
+        ),
     ]
 }
 
@@ -85,10 +117,13 @@ def _table(outcomes: list[Outcome]) -> str:
     ]
     for name in dict.fromkeys(o.run for o in outcomes):
         rows = [o for o in outcomes if o.run == name]
-        threshold = RUNS[name].threshold
-        reached = [o.env_steps_to_threshold for o in rows if o.env_steps_to_threshold is not None]
+        threshold = RUNS[name].score()
+        offline = rows[0].env_steps == 0
+        steps = [o.opt_steps_to_threshold if offline else o.env_steps_to_threshold for o in rows]
+        reached = [s for s in steps if s is not None]
         to_threshold = (
-            f"{statistics.median(reached):,.0f} ({len(reached)}/{len(rows)} reached {threshold:g})"
+            f"{statistics.median(reached):,.0f}{' opt steps' if offline else ''} "
+            f"({len(reached)}/{len(rows)} reached {threshold:g})"
             if reached
             else f"never reached {threshold:g}"
         )
@@ -130,7 +165,10 @@ def main(argv: list[str] | None = None) -> int:
                 best=result.best_score,
                 reloaded=reloaded,
                 env_steps=result.env_steps,
-                env_steps_to_threshold=result.env_steps_to_reach(run.threshold),
+                env_steps_to_threshold=result.env_steps_to_reach(run.score()),
+                opt_steps_to_threshold=next(
+                    (e.opt_steps for e in result.evaluations if e.score >= run.score()), None
+                ),
                 seconds=time.perf_counter() - start,
             )
             print(json.dumps(attrs.asdict(outcome)), flush=True)

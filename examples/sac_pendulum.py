@@ -31,7 +31,7 @@ from border_py import (
 )
 from border_py.agents import Sac, SacConfig
 from border_py.envs import GymEnv
-from examples.harness import RunOptions, evaluate_online, run_example, train_online
+from examples.harness import RunOptions, evaluate_saved, run_example, train_online
 
 
 @attrs.frozen(kw_only=True)
@@ -85,7 +85,7 @@ def train(config: Config, options: RunOptions | None = None) -> TrainResult:
 
 def evaluate(config: Config, model_dir: Path) -> float:
     """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    return evaluate_online(config, lambda env: make_agent(config, env), model_dir)
+    return evaluate_saved(config, lambda env: make_agent(config, env), model_dir)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,18 +3,27 @@ hand-computed values), agent (networks, optimisers, targets, ``opt``). They are 
 :mod:`border_py.agents.toolkit` (public: a new agent uses it too); DQN and IQN share
 :mod:`border_py.agents.value_based` and the explorers of :mod:`border_py.agents.explorers`."""
 
+from border_py.agents.awac import Awac, AwacConfig
+from border_py.agents.bc import Bc, BcConfig
 from border_py.agents.dqn import Dqn, DqnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.iql import Iql, IqlConfig
 from border_py.agents.iqn import EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
 from border_py.agents.ppo import Ppo, PpoConfig
 from border_py.agents.sac import Sac, SacConfig
 
 __all__ = [
+    "Awac",
+    "AwacConfig",
+    "Bc",
+    "BcConfig",
     "Dqn",
     "DqnConfig",
     "EpsilonGreedyConfig",
     "EvenTaus",
     "FixedTaus",
+    "Iql",
+    "IqlConfig",
     "Iqn",
     "IqnConfig",
     "Ppo",

@@ -32,8 +32,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -297,52 +295,3 @@ def _load_error(exc: Exception) -> str:
             f"; {reason.strip()}" if reason else ""
         )
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-class RunningMeanStd:
-    """Running mean and variance of a stream of batches (parallel algorithm of Chan et al.), float64: what
-    observation and return normalisation divide by.
-
-    Example:
-        >>> stats = RunningMeanStd(shape=(1,))
-        >>> stats.update(np.array([[1.0], [3.0]])); stats.mean.tolist(), stats.var.tolist()
-        ([2.0], [1.0])
-    """
-
-    def __init__(self, shape: tuple[int, ...], epsilon: float = 1e-4) -> None:
-        self.mean = np.zeros(shape, np.float64)
-        self.var = np.ones(shape, np.float64)
-        self.count = epsilon
-
-    def update(self, batch: npt.NDArray[Any]) -> None:
-        """Adds a batch (its first axis runs over samples)."""
-        batch = np.asarray(batch, np.float64)
-        n = batch.shape[0]
-        if n == 0:
-            return
-        mean, var = batch.mean(axis=0), batch.var(axis=0)
-        delta, total = mean - self.mean, self.count + n
-        self.mean = np.asarray(self.mean + delta * n / total)
-        m2 = self.var * self.count + var * n + delta**2 * self.count * n / total
-        self.var, self.count = np.asarray(m2 / total), total
-
-    def normalize(self, x: torch.Tensor, clip: float, eps: float = 1e-8) -> torch.Tensor:
-        """``clip((x - mean) / sqrt(var + eps), -clip, clip)``, in ``x``'s dtype and device."""
-        mean = torch.as_tensor(self.mean, dtype=x.dtype, device=x.device)
-        std = torch.as_tensor(np.sqrt(self.var + eps), dtype=x.dtype, device=x.device)
-        return ((x - mean) / std).clamp(-clip, clip)
-
-    def state_dict(self) -> dict[str, Any]:
-        """The statistics, for a checkpoint (tensors: ``torch.load(weights_only=True)`` reads them)."""
-        return {"mean": torch.from_numpy(self.mean), "var": torch.from_numpy(self.var), "count": self.count}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restores what :meth:`state_dict` returned.
-
-        Raises:
-            ValueError: the statistics have another shape.
-        """
-        mean, var = np.asarray(state["mean"], np.float64), np.asarray(state["var"], np.float64)
-        if mean.shape != self.mean.shape or var.shape != self.var.shape:
-            raise ValueError(f"normalisation statistics of shape {mean.shape}, expected {self.mean.shape}")
-        self.mean, self.var, self.count = mean.copy(), var.copy(), float(state["count"])

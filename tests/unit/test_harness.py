@@ -82,10 +82,10 @@ def _main(*args: str) -> int:
         ("", r"tiny\.yaml: the file is empty"),
         ("agent:\n  lr: .inf\n", r"expected a finite number, got inf @ .*tiny\.yaml\.agent\.lr"),
         ("agent:\n  hidden: []\n", r"'hidden' must list at least one hidden layer"),
-        ("env:\n  name: NoSuchEnv-v0\n", r"tiny\.yaml: env: env name 'NoSuchEnv-v0'"),
+        ("env:\n  name: NoSuchEnv-v0\n", r"tiny\.yaml: (eval_)?env: env name 'NoSuchEnv-v0'"),
         (
             "env:\n  name: CartPole-v1\n  kwargs: {gravity: 3}\n",
-            r"tiny\.yaml: env: env kwargs \{'gravity': 3\} are not accepted",
+            r"tiny\.yaml: (eval_)?env: env kwargs \{'gravity': 3\} are not accepted",
         ),
         ("agent:\n  device: cuda:7\n", r"tiny\.yaml: agent: device 'cuda:7'"),
         ("agent:\n  device: gpu\n", r"'device' is not a torch device: 'gpu'"),

@@ -11,11 +11,11 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.ppo.config import PpoConfig
 from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
 from border_py.agents.ppo.model import ActorCritic
 from border_py.agents.toolkit import (
-    RunningMeanStd,
     TrainEvalMode,
     adam,
     gradient_step,

@@ -1,0 +1,77 @@
+"""The AWAC agent: twin critics trained on the policy's actions, an advantage-weighted actor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy.typing as npt
+import torch
+
+from border_py.agents.awac.config import AwacConfig
+from border_py.agents.iql.losses import advantage_weights, value_target
+from border_py.agents.offline_base import GaussianActorCritic, ObsStats
+from border_py.agents.toolkit import update_target
+from border_py.replay_buffer.transition import TransitionBatch
+
+
+class Awac(GaussianActorCritic):
+    """Advantage-weighted actor-critic (Nair et al., 2020), for Box actions: offline pre-training, then
+    online fine-tuning from the same checkpoint with the online trainer (train mode samples actions).
+
+    Each update: the Q-networks regress to ``r + discount * min_i Q_target_i(s', a')`` with ``a' ~ pi(s')``;
+    the actor maximises ``exp(A / lam) * log pi(a|s)`` (clipped at ``max_weight``) with
+    ``A = min_i Q_i(s, a) - min_i Q_i(s, a_pi)``, ``a_pi ~ pi(s)``; then the targets move by Polyak
+    averaging.
+
+    Args:
+        config: hyperparameters.
+        obs_dim: size of a (flat) observation.
+        action_bounds: the Box's ``(low, high)``.
+        seed: seeds network initialisation and sampling.
+        obs_stats: the dataset's observation mean and std (``normalize_obs``).
+
+    Example:
+        >>> import numpy as np
+        >>> agent = Awac(AwacConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
+        >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
+        (1,)
+    """
+
+    def __init__(
+        self,
+        config: AwacConfig,
+        obs_dim: int,
+        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
+        seed: int,
+        obs_stats: ObsStats | None = None,
+    ) -> None:
+        c = config
+        super().__init__(
+            "AWAC", obs_dim, c.device, c.batch_size, seed, obs_stats, c.normalize_obs, action_bounds,
+            c.actor_hidden, c.critic_hidden, c.n_critics, c.actor_lr, c.critic_lr,
+        )  # fmt: skip
+        self.config = config
+
+    def _update(self, batch: TransitionBatch) -> dict[str, float]:
+        c, b = self.config, batch
+        act = self._unit(b.act)
+        with torch.no_grad():
+            next_act = self.actor.sample(b.next_obs, self.generator).clamp(-1.0, 1.0)
+            next_q = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
+        critic_loss = self._critic_step(
+            b.obs, act, value_target(b.reward, b.is_terminated, b.discount, next_q)
+        )
+        with torch.no_grad():
+            pi_act = self.actor.sample(b.obs, self.generator).clamp(-1.0, 1.0)
+            advantage = (
+                self.critic(b.obs, act).min(dim=0).values - self.critic(b.obs, pi_act).min(dim=0).values
+            )
+            weight = advantage_weights(advantage, 1.0 / c.lam, c.max_weight)
+        actor_loss = self._actor_step(b.obs, act, weight)
+        update_target(self._tgt_params, self._critic_params, c.tau)
+        return {
+            "train/critic_loss": critic_loss,
+            "train/actor_loss": actor_loss,
+            "train/advantage_mean": float(advantage.mean()),
+            "train/weight_mean": float(weight.mean()),
+        }

@@ -1,0 +1,35 @@
+"""Config of the behaviour cloning agent."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from border_py.agents.toolkit import device_name
+from border_py.config import layer_sizes, positive_finite
+
+
+@attrs.frozen(kw_only=True)
+class BcConfig:
+    """Config of :class:`~border_py.agents.bc.Bc`; the defaults are d3rlpy's.
+
+    Example:
+        >>> BcConfig(policy="gaussian").batch_size
+        100
+    """
+
+    hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
+    """In units: the policy network's hidden layers."""
+    policy: Literal["deterministic", "gaussian"] = "deterministic"
+    """For continuous actions: ``deterministic`` regresses the action (mean squared error);
+    ``gaussian`` maximises the log-likelihood of a Gaussian (and acts with its mean). Discrete actions
+    always use a Categorical (cross-entropy)."""
+    lr: float = attrs.field(default=1e-3, validator=positive_finite)
+    """Adam learning rate."""
+    batch_size: int = attrs.field(default=100, validator=attrs.validators.gt(0))
+    """In transitions per opt step."""
+    normalize_obs: bool = False
+    """Normalise observations with the dataset's statistics (given to the agent, saved with it)."""
+    device: str = attrs.field(default="cpu", validator=device_name)
+    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""

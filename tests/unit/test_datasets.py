@@ -1,0 +1,126 @@
+"""Minari datasets: collected from a policy, loaded as transitions (ours and one made with Minari's own
+API), reward normalisation, observation statistics, a replay buffer prefilled with one."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import minari
+import numpy as np
+import pytest
+
+from border_py import GymEnvConfig
+from border_py.datasets import (
+    BEHAVIOUR_RETURN_KEY,
+    DatasetInfo,
+    MinariDatasetConfig,
+    PrefilledReplayBufferConfig,
+    collect,
+    datasets_path,
+    observation_stats,
+)
+
+
+class _Constant:
+    def __init__(self, act: Any) -> None:
+        self.act = act
+
+    def sample(self, obs: Any) -> Any:
+        return self.act
+
+
+def test_collect_keeps_episodes_flags_and_the_behaviour_return(tmp_path: Path) -> None:
+    # CartPole pushed always left terminates after about 10 steps: every episode ends terminated except
+    # the last, cut by the budget.
+    env = GymEnvConfig(name="CartPole-v1")
+    info = DatasetInfo(description="left")
+    report = collect(_Constant(np.array(0)), env, 95, "cartpole-left-v0", info=info, data_path=str(tmp_path))
+    config = MinariDatasetConfig(dataset_id="cartpole-left-v0", gamma=0.9, data_path=str(tmp_path))
+    episodes = list(config.load().iterate_episodes())
+    assert report.n_episodes == len(episodes)
+    assert sum(len(e.rewards) for e in episodes) == 95
+    assert all(e.terminations[-1] and not e.truncations[-1] for e in episodes[:-1])
+    assert episodes[-1].truncations[-1]
+    assert not episodes[-1].terminations[-1]
+    returns = [float(np.sum(e.rewards)) for e in episodes[:-1]]
+    assert report.mean_return == pytest.approx(np.mean(returns))
+    metadata = config.metadata()
+    assert metadata[BEHAVIOUR_RETURN_KEY] == pytest.approx(report.mean_return)
+    assert metadata["description"].startswith("left Behaviour policy's mean return over")
+
+    dataset = config.build(seed=0)
+    assert len(dataset) == 95
+    s = dataset.storage
+    # next_obs of step t is obs of step t + 1 inside an episode; the discount is gamma.
+    first = len(episodes[0].rewards)
+    np.testing.assert_array_equal(s.next_obs[: first - 1], s.obs[1:first])
+    assert s.is_terminated[:first].tolist() == [0.0] * (first - 1) + [1.0]
+    np.testing.assert_allclose(s.discount, 0.9, rtol=1e-6)
+
+
+def test_a_dataset_made_with_minaris_own_api_loads_as_transitions(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    buffers = []
+    for length, terminated in ((4, True), (3, False)):
+        buffers.append(
+            minari.data_collector.EpisodeBuffer(
+                observations=rng.normal(size=(length + 1, 3)).astype(np.float32),
+                actions=rng.uniform(-2, 2, size=(length, 1)).astype(np.float32),
+                rewards=list(rng.normal(size=length)),
+                terminations=[False] * (length - 1) + [terminated],
+                truncations=[False] * (length - 1) + [not terminated],
+            )
+        )
+    with datasets_path(str(tmp_path)), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Minari's advice on empty optional metadata
+        minari.create_dataset_from_buffers("other-tool-v0", buffers, env=gym.spec("Pendulum-v1"))
+    dataset = MinariDatasetConfig(dataset_id="other-tool-v0", data_path=str(tmp_path)).build(seed=0)
+    s = dataset.storage
+    assert len(dataset) == 7
+    np.testing.assert_array_equal(s.obs[:4], buffers[0].observations[:4])
+    np.testing.assert_array_equal(s.next_obs[4:7], buffers[1].observations[1:])
+    assert s.is_terminated.tolist() == [0, 0, 0, 1, 0, 0, 0]
+    assert s.is_truncated.tolist() == [0, 0, 0, 0, 0, 0, 1]
+    assert dataset.batch(5).act.shape == (5, 1)
+
+
+def test_return_range_scales_rewards_and_observation_stats_describe_the_observations(tmp_path: Path) -> None:
+    collect(
+        _Constant(np.array([1.0], np.float32)), GymEnvConfig(name="Pendulum-v1"), 600, "pendulum-const-v0",
+        data_path=str(tmp_path),
+    )  # fmt: skip
+    plain = MinariDatasetConfig(dataset_id="pendulum-const-v0", data_path=str(tmp_path))
+    scaled = MinariDatasetConfig(
+        dataset_id="pendulum-const-v0", data_path=str(tmp_path), reward_normalization="return_range"
+    )
+    episodes = list(plain.load().iterate_episodes())
+    returns = [float(np.sum(e.rewards)) for e in episodes]
+    factor = 1000.0 / (max(returns) - min(returns))
+    a, b = plain.build(0).storage, scaled.build(0).storage
+    np.testing.assert_allclose(b.reward[:600], a.reward[:600] * factor, rtol=1e-5)
+    mean, std = observation_stats(plain.build(0))
+    np.testing.assert_allclose(mean, a.obs[:600].mean(axis=0), rtol=1e-5)
+    np.testing.assert_allclose(std, a.obs[:600].std(axis=0), rtol=1e-4)
+
+
+def test_a_prefilled_replay_buffer_starts_with_the_dataset(tmp_path: Path) -> None:
+    collect(_Constant(np.array(1)), GymEnvConfig(name="CartPole-v1"), 50, "cp-v0", data_path=str(tmp_path))
+    buffer = PrefilledReplayBufferConfig(
+        capacity=100, dataset=MinariDatasetConfig(dataset_id="cp-v0", data_path=str(tmp_path))
+    ).build(seed=0)
+    assert len(buffer) == 50
+    assert buffer.capacity == 100
+
+
+def test_a_missing_dataset_says_where_it_looked_and_how_to_build_it(tmp_path: Path) -> None:
+    config = MinariDatasetConfig(dataset_id="nope-v0", data_path=str(tmp_path))
+    with pytest.raises(
+        FileNotFoundError,
+        match=r"nope-v0 not found locally at .*\(the examples' datasets are built by `make datasets`\)",
+    ):
+        config.build(seed=0)
+    with pytest.raises(ValueError, match="collect needs n_transitions >= 1"):
+        collect(_Constant(0), GymEnvConfig(name="CartPole-v1"), 0, "x-v0", data_path=str(tmp_path))
