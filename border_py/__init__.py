@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     )
     from border_py.recorders import (
         BufferedRecorder,
+        MlflowRecorder,
         NullRecorder,
         TensorboardRecorder,
     )
@@ -157,6 +158,7 @@ _EXPORTS: dict[str, str] = {
     "RecordValue": "border_py.record",
     "aggregate": "border_py.record",
     "BufferedRecorder": "border_py.recorders",
+    "MlflowRecorder": "border_py.recorders",
     "NullRecorder": "border_py.recorders",
     "TensorboardRecorder": "border_py.recorders",
     "ArrayDataset": "border_py.replay_buffer",
@@ -224,6 +226,7 @@ __all__ = [
     "GymEnvConfig",
     "GymVecEnv",
     "GymVecEnvConfig",
+    "MlflowRecorder",
     "ModelDirBusyError",
     "NStepStepProcessor",
     "NStepStepProcessorConfig",

@@ -19,6 +19,7 @@ and one line on stderr; Ctrl-C (SIGINT) or SIGTERM during training saves a check
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,7 @@ from border_py import (
     Builder,
     ConfigError,
     Evaluator,
+    MlflowRecorder,
     ModelDirBusyError,
     OfflineTrainer,
     Recorder,
@@ -51,6 +53,7 @@ from border_py import (
     load_yaml,
     save_yaml,
     seed_everything,
+    to_dict,
 )
 from border_py.agents.offline_base import ObsStats
 from border_py.base.typevars import A, A_contra, B, B_co, I, O, O_co
@@ -136,14 +139,45 @@ class OfflineConfig(EvaluatorConfig[V, O_co, A_contra], Protocol[V, O_co, A_cont
     def dataset(self) -> SeededBuilder[ArrayDataset]: ...
 
 
-MakeRecorder = Callable[[Path, int | None], Recorder]
-"""Makes the run's recorder from ``model_dir`` and the step from which to hide what an interrupted run
-wrote (``None`` for a new run)."""
+MakeRecorder = Callable[[Path, int | None, Any], Recorder]
+"""Makes the run's recorder from ``model_dir``, the step from which to hide what an interrupted run wrote
+(``None`` for a new run) and the example's config."""
 
 
-def tensorboard(model_dir: Path, purge_step: int | None) -> Recorder:
+def tensorboard(model_dir: Path, purge_step: int | None, config: Any) -> Recorder:
     """TensorBoard event files in ``model_dir/tensorboard``."""
     return TensorboardRecorder(model_dir / "tensorboard", purge_step=purge_step)
+
+
+MLFLOW_RUN_FILE = "mlflow_run_id"
+
+
+def mlflow(model_dir: Path, purge_step: int | None, config: Any) -> Recorder:
+    """An MLflow run, by MLflow's conventions: the server of ``MLFLOW_TRACKING_URI``, the experiment of
+    ``MLFLOW_EXPERIMENT_NAME`` (else the example's name). A new run logs the config as params and tags
+    ``agent``, ``env`` and ``seed``, and keeps its id in ``model_dir/mlflow_run_id``; a resumed one
+    continues that run."""
+    run_file = model_dir / MLFLOW_RUN_FILE
+    run_id = run_file.read_text().strip() if purge_step is not None and run_file.is_file() else None
+    example = type(config).__module__.rpartition(".")[2]
+    agent = getattr(config, "agent", None)
+    env = getattr(config, "env", None) or getattr(getattr(config, "dataset", None), "dataset_id", None)
+    tags = {
+        "agent": type(agent).__name__.removesuffix("Config") if agent is not None else "",
+        "env": str(getattr(env, "name", env)),
+        "seed": str(config.trainer.seed),
+        "example": example,
+    }
+    recorder = MlflowRecorder(
+        experiment_name=os.environ.get("MLFLOW_EXPERIMENT_NAME", example), run_id=run_id, tags=tags
+    )
+    if run_id is None:
+        run_file.write_text(recorder.run_id)
+        recorder.log_params(to_dict(config))
+    return recorder
+
+
+RECORDERS: dict[str, MakeRecorder] = {"tensorboard": tensorboard, "mlflow": mlflow}
 
 
 @attrs.frozen(kw_only=True)
@@ -220,7 +254,7 @@ def _train_example(
             if options.overwrite:
                 shutil.rmtree(model_dir / "tensorboard", ignore_errors=True)
             save_yaml(config, model_dir / "config.yaml")
-            return _train_with_recorder(model_dir, options, resume_from, train)
+            return _train_with_recorder(config, model_dir, options, resume_from, train)
 
 
 def train_online(
@@ -336,16 +370,32 @@ def _eval_env(config: EvaluatedConfig[V], source: str) -> Iterator[V]:
         yield env
 
 
+def _upload(recorder: MlflowRecorder, model_dir: Path) -> None:
+    """``best/`` and the newest checkpoint as the run's artifacts."""
+    best = resolve_saved(model_dir / "best")
+    if best.is_dir():
+        recorder.log_artifacts(best, "best")
+    final = latest_checkpoint(model_dir)
+    if final is not None:
+        recorder.log_artifacts(final, f"checkpoints/{final.name}")
+
+
 def _train_with_recorder(
-    model_dir: Path, options: RunOptions, resume_from: Path | None, train: Callable[[Recorder], TrainResult]
+    config: Any,
+    model_dir: Path,
+    options: RunOptions,
+    resume_from: Path | None,
+    train: Callable[[Recorder], TrainResult],
 ) -> TrainResult:
     """Runs ``train`` with the run's recorder (closed even when training fails) and prints a summary.
     When resuming, what the interrupted run recorded after its checkpoint is hidden, so the curves
     continue from the checkpoint's opt step."""
     purge_step = None if resume_from is None else int(load_meta(resume_from)["opt_steps"]) + 1
-    recorder = options.make_recorder(model_dir, purge_step)
+    recorder = options.make_recorder(model_dir, purge_step, config)
     try:
         result = train(recorder)
+        if isinstance(recorder, MlflowRecorder):
+            _upload(recorder, model_dir)
     finally:
         recorder.close()
     print(f"trained {result.opt_steps} opt steps, {result.env_steps} env steps", end="; ")
@@ -383,6 +433,12 @@ def _parser(doc: str | None, extra: Sequence[Flag]) -> argparse.ArgumentParser:
         "--overwrite", action="store_true", help="remove another run's saves and logs in model_dir first"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--recorder",
+        choices=sorted(RECORDERS),
+        default="tensorboard",
+        help="where records go: TensorBoard files in model_dir, or MLflow (MLFLOW_TRACKING_URI)",
+    )
     for flag in extra:
         if flag.type is None:
             parser.add_argument(f"--{flag.name}", action="store_true", help=flag.help)
@@ -449,6 +505,7 @@ def run_example(
                 resume=args.resume,
                 overwrite=args.overwrite,
                 source=source,
+                make_recorder=RECORDERS[args.recorder],
                 extra=extra,
             )
             train(config, options)

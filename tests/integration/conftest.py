@@ -1,0 +1,71 @@
+"""A real MLflow tracking server for the session: SQLite backend store, local artifact root, bound to
+127.0.0.1 on a free port, stopped at the end."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The tracking URI of a running ``mlflow server`` (skipped, saying why, without the mlflow extra)."""
+    pytest.importorskip(
+        "mlflow", reason="the mlflow extra is not installed (pip install 'border_py[mlflow]')"
+    )
+    root = tmp_path_factory.mktemp("mlflow")
+    port = _free_port()
+    # Job execution off: the server's memory falls from about 2.4 GB to about 0.5 GB.
+    env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
+    log = (root / "server.log").open("w")
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "mlflow", "server",
+            "--backend-store-uri", f"sqlite:///{root / 'mlflow.db'}",
+            "--artifacts-destination", str(root / "artifacts"),
+            "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+        ],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    uri = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(uri, server, root / "server.log")
+        yield uri
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, 9)
+            server.wait()
+        log.close()
+
+
+def _wait_healthy(uri: str, server: subprocess.Popen[bytes], log: Path, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"mlflow server exited with {server.returncode}: {log.read_text()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{uri}/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"mlflow server did not answer /health within {timeout:.0f} s: {log.read_text()[-2000:]}")
