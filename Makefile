@@ -43,9 +43,10 @@ datasets: $(STAMP)
 datasets-hopper: $(STAMP)
 	$(PY) -m examples.make_datasets --only hopper
 
-# The README's reference-results table: every example's full run over seeds 0-2 (about 40 minutes).
+# The README's reference-results table and its figures (docs/images/<run>.png): every example's full run
+# over seeds 0-2 (about 70 minutes; the offline runs need `make datasets` first).
 results: $(STAMP)
-	$(PY) -m examples.reference_results --out runs/reference
+	$(PY) -m examples.reference_results --out runs/reference --figures docs/images
 
 # border_py against the raw env, Stable-Baselines3 and Tianshou (the `bench` extra), at 1 and 2 torch
 # threads, in one run (about 25 minutes on 2 cores); the table goes to benchmarks/latest.md.

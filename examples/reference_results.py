@@ -6,7 +6,9 @@
 For each run and seed it trains the example with its default config (``model_dir`` under ``--out``),
 reloads ``best`` and evaluates it again, and prints one line per seed and a table: the best greedy
 evaluation (mean over the evaluator's episodes), the env steps at which an evaluation first reached the
-run's threshold, and the training wall-clock. Runs are sequential, one torch thread each.
+run's threshold, and the training wall-clock. Runs are sequential, one torch thread each. With
+``--figures DIR`` it also draws each run's learning curve over its seeds as ``DIR/<run>.png``
+(:mod:`border_py.plot`; the ``plot`` extra).
 """
 
 from __future__ import annotations
@@ -144,6 +146,25 @@ def _table(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def _figure(name: str, run_dirs: list[Path], figures: Path) -> None:
+    """The run's learning curve over its seeds (mean and min-max band) against env steps, or against opt
+    steps for an offline run, with its threshold as a dashed line."""
+    from border_py import plot
+
+    groups = plot.group_runs(run_dirs, "eval/episode_return")
+    offline = not groups[0].curves[0].env_steps.any()
+    threshold = RUNS[name].score()
+    out = plot.plot(
+        groups,
+        "eval/episode_return",
+        figures / f"{name}.png",
+        axis="opt_steps" if offline else "env_steps",
+        title=f"{name}: greedy evaluation return",
+        hlines={f"threshold {threshold:.4g}" + (" (behaviour policy)" if offline else ""): threshold},
+    )
+    print(f"wrote {out}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the chosen runs and seeds, printing a line per seed and the table at the end."""
     parser = argparse.ArgumentParser(
@@ -152,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=list(RUNS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--out", type=Path, default=Path("runs/reference"), help="model dirs go here")
+    parser.add_argument(
+        "--figures", type=Path, default=None, help="write each run's learning curve here as <run>.png"
+    )
     args = parser.parse_args(argv)
     outcomes = []
     for name in args.runs:
@@ -173,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(json.dumps(attrs.asdict(outcome)), flush=True)
             outcomes.append(outcome)
+        if args.figures is not None:
+            _figure(name, [args.out / name / f"seed{seed}" for seed in args.seeds], args.figures)
     print(_table(outcomes))
     return 0
 
