@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import buffers, dqn, end_to_end, offline, ppo, sampling, vector
+from benchmarks import buffers, dqn, end_to_end, export, offline, ppo, sampling, vector
 from benchmarks.common import Row, machine, table
 from border_py.seeding import configure_torch
 
@@ -29,6 +29,7 @@ SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     "end_to_end": end_to_end.run,
     "ppo": ppo.run,
     "offline": offline.run,
+    "export": export.run,
 }
 
 

@@ -1,0 +1,51 @@
+"""Trained policies without the training stack.
+
+- :class:`NumpyPolicy` runs an exported DQN, IQN (greedy) or SAC (deterministic mean) policy with numpy
+  alone: ``from border_py.export import NumpyPolicy`` imports neither torch nor anything optional.
+- :func:`export_numpy` writes an agent's policy for it (``policy.json`` + ``weights.npz``; needs torch).
+- :func:`export_onnx` writes ``policy.onnx`` and :class:`OnnxPolicy` runs it with onnxruntime (the
+  ``export`` extra).
+
+Example::
+
+    export_numpy(agent, "exported/dqn_cartpole")           # on the training machine
+    policy = NumpyPolicy.load("exported/dqn_cartpole")     # anywhere with numpy
+    action = policy.act(obs)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from border_py.export.exporters import export_numpy, export_onnx, greedy_module
+    from border_py.export.numpy_policy import NumpyPolicy, PolicyFileError
+    from border_py.export.onnx_policy import OnnxPolicy
+
+_WHERE = {
+    "NumpyPolicy": "border_py.export.numpy_policy",
+    "PolicyFileError": "border_py.export.numpy_policy",
+    "OnnxPolicy": "border_py.export.onnx_policy",
+    "export_numpy": "border_py.export.exporters",
+    "export_onnx": "border_py.export.exporters",
+    "greedy_module": "border_py.export.exporters",
+}
+
+__all__ = [
+    "NumpyPolicy",
+    "OnnxPolicy",
+    "PolicyFileError",
+    "export_numpy",
+    "export_onnx",
+    "greedy_module",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Imports a name's module on first use (torch only for the exporters)."""
+    if name not in _WHERE:
+        raise AttributeError(f"module 'border_py.export' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,275 @@
+"""``NumpyPolicy``: a trained policy run with numpy alone (no torch, no border_py agent).
+
+An exported policy is a directory of two files:
+
+- ``policy.json``: what the policy is (``kind``: ``dqn``, ``iqn`` or ``sac``), its observation size, its
+  action space and the names of its weight arrays, layer by layer;
+- ``weights.npz``: the arrays (float32; each linear layer's weight stored as ``(in, out)``), read with
+  ``allow_pickle=False``, so a hostile file cannot run code.
+
+The forward passes below repeat the agents' greedy (eval-mode) action in numpy: DQN's Q-values (plain or
+dueling), IQN's mean quantile at its deterministic fractions, SAC's squashed Gaussian mean. Nothing in
+this module imports torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+FORMAT = "border_py.policy"
+VERSION = 1
+SPEC_FILE = "policy.json"
+WEIGHTS_FILE = "weights.npz"
+
+F32: TypeAlias = npt.NDArray[np.float32]
+Kind: TypeAlias = Literal["dqn", "iqn", "sac"]
+KINDS: tuple[Kind, ...] = ("dqn", "iqn", "sac")
+
+
+class PolicyFileError(ValueError):
+    """An exported policy's files are missing, malformed or inconsistent (the message names the file)."""
+
+
+def _relu(x: F32) -> F32:
+    return np.maximum(x, np.float32(0.0))
+
+
+class _Mlp:
+    """Linear layers with ReLU between them (and after the last one when ``relu_out``)."""
+
+    def __init__(self, layers: list[tuple[F32, F32]], relu_out: bool) -> None:
+        self.layers = layers
+        self.relu_out = relu_out
+
+    @property
+    def in_dim(self) -> int:
+        return int(self.layers[0][0].shape[0])
+
+    @property
+    def out_dim(self) -> int:
+        return int(self.layers[-1][0].shape[1])
+
+    def __call__(self, x: F32) -> F32:
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last or self.relu_out:
+                x = _relu(x)
+        return x
+
+
+class NumpyPolicy:
+    """A policy exported by :func:`border_py.export.export_numpy`, run with numpy.
+
+    ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` and returns the greedy
+    action: an int64 of shape ``()`` / ``(n,)`` for a discrete policy, float32 ``(act_dim,)`` /
+    ``(n, act_dim)`` within the bounds for a continuous one. ``values(obs)`` gives the per-action values a
+    discrete policy maximises, ``(n, n_actions)``.
+
+    Example:
+        >>> import tempfile
+        >>> from border_py.agents import Dqn, DqnConfig
+        >>> from border_py.export import export_numpy
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     _ = export_numpy(Dqn(DqnConfig(hidden=(8,)), obs_dim=4, n_actions=2, seed=0), d)
+        ...     policy = NumpyPolicy.load(d)
+        >>> policy.kind, policy.act(np.zeros(4, np.float32)).shape
+        ('dqn', ())
+    """
+
+    def __init__(self, spec: Mapping[str, Any], weights: Mapping[str, F32], source: str = "<memory>") -> None:
+        self.source = source
+        self.spec = dict(spec)
+        self.kind: Kind = _field(spec, "kind", str, source)
+        if self.kind not in KINDS:
+            raise PolicyFileError(f"{source}: 'kind' must be one of {list(KINDS)}, got {self.kind!r}")
+        self.obs_dim = _field(spec, "obs_dim", int, source)
+        action = _field(spec, "action", dict, source)
+        self.discrete = action.get("type") == "discrete"
+        net = _field(spec, "network", dict, source)
+        self._weights = weights
+        self._build(net, action, source)
+
+    # -- construction -------------------------------------------------------------------------------------
+
+    def _mlp(self, net: Mapping[str, Any], name: str, relu_out: bool, source: str) -> _Mlp:
+        names = _field(net, name, list, source)
+        if not names or not all(isinstance(n, list) and len(n) == 2 for n in names):
+            raise PolicyFileError(
+                f"{source}: network.{name} must be a non-empty list of [weight, bias] names"
+            )
+        layers: list[tuple[F32, F32]] = []
+        for w_name, b_name in names:
+            w, b = self._array(w_name, 2, source), self._array(b_name, 1, source)
+            if b.shape[0] != w.shape[1]:
+                raise PolicyFileError(
+                    f"{source}: bias {b_name!r} has {b.shape[0]} entries, layer has {w.shape[1]}"
+                )
+            if layers and layers[-1][0].shape[1] != w.shape[0]:
+                raise PolicyFileError(
+                    f"{source}: network.{name}: {w_name!r} takes {w.shape[0]} inputs, the layer before gives "
+                    f"{layers[-1][0].shape[1]}"
+                )
+            layers.append((w, b))
+        return _Mlp(layers, relu_out)
+
+    def _array(self, name: object, ndim: int, source: str) -> F32:
+        if not isinstance(name, str) or name not in self._weights:
+            raise PolicyFileError(f"{source}: array {name!r} is not in {WEIGHTS_FILE}")
+        a = self._weights[name]
+        if a.ndim != ndim or a.dtype != np.float32 or not np.isfinite(a).all():
+            raise PolicyFileError(
+                f"{source}: array {name!r} must be finite float32 with {ndim} dimension(s), "
+                f"got {a.dtype} {a.shape}"
+            )
+        return a
+
+    def _build(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
+        if self.kind in ("dqn", "iqn"):
+            if not self.discrete:
+                raise PolicyFileError(f"{source}: a {self.kind} policy needs a discrete action")
+            self.n_actions = _field(action, "n", int, source)
+        else:
+            if action.get("type") != "box":
+                raise PolicyFileError(f"{source}: a sac policy needs a box action")
+            self.low = np.asarray(_field(action, "low", list, source), dtype=np.float32)
+            self.high = np.asarray(_field(action, "high", list, source), dtype=np.float32)
+            if self.low.shape != self.high.shape or not (self.high > self.low).all():
+                raise PolicyFileError(f"{source}: action bounds must be of one shape with high > low")
+            self.scale = (self.high - self.low) / np.float32(2.0)
+            self.bias = (self.high + self.low) / np.float32(2.0)
+        if self.kind == "dqn":
+            self.dueling = bool(net.get("dueling", False))
+            self.trunk = self._mlp(net, "trunk", relu_out=self.dueling, source=source)
+            if self.dueling:
+                self.value = self._mlp(net, "value", False, source)
+                self.advantage = self._mlp(net, "advantage", False, source)
+                out = self.advantage.out_dim
+            else:
+                out = self.trunk.out_dim
+            first = self.trunk.in_dim
+        elif self.kind == "iqn":
+            self.psi = self._mlp(net, "psi", relu_out=True, source=source)
+            self.phi = self._mlp(net, "phi", relu_out=True, source=source)
+            self.head = self._mlp(net, "head", relu_out=False, source=source)
+            taus = np.asarray(_field(net, "taus", list, source), dtype=np.float32)
+            if taus.ndim != 1 or not taus.size or not ((taus > 0) & (taus < 1)).all():
+                raise PolicyFileError(f"{source}: network.taus must be fractions in (0, 1)")
+            n_cos = self.phi.in_dim
+            pi_i = np.float32(math.pi) * np.arange(n_cos, dtype=np.float32)
+            # The fractions are fixed, so their embedding is too: computed once here, not per call.
+            self.tau_embedding = self.phi(np.cos(taus[:, None] * pi_i).astype(np.float32))  # (n_taus, embed)
+            out = self.head.out_dim
+            first = self.psi.in_dim
+        else:
+            self.actor = self._mlp(net, "actor", relu_out=False, source=source)
+            out = self.actor.out_dim // 2
+            first = self.actor.in_dim
+            if out != self.low.shape[0]:
+                raise PolicyFileError(
+                    f"{source}: the actor gives {out} actions, the bounds have {self.low.shape[0]}"
+                )
+        if first != self.obs_dim:
+            raise PolicyFileError(f"{source}: the network takes {first} inputs, obs_dim is {self.obs_dim}")
+        if self.discrete and out != self.n_actions:
+            raise PolicyFileError(
+                f"{source}: the network gives {out} values, the action has n={self.n_actions}"
+            )
+
+    # -- loading ------------------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: Path | str) -> NumpyPolicy:
+        """Reads ``path/policy.json`` and ``path/weights.npz``.
+
+        Raises:
+            PolicyFileError: a file is missing, is not what its name says, or does not describe a policy.
+        """
+        path = Path(path)
+        spec_path, weights_path = path / SPEC_FILE, path / WEIGHTS_FILE
+        try:
+            spec = json.loads(spec_path.read_text())
+        except FileNotFoundError as exc:
+            raise PolicyFileError(f"{spec_path}: no such file (is {path} an exported policy?)") from exc
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise PolicyFileError(f"{spec_path}: not JSON ({exc})") from exc
+        if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+            raise PolicyFileError(f"{spec_path}: not a border_py policy ('format' is not {FORMAT!r})")
+        if spec.get("version") != VERSION:
+            raise PolicyFileError(
+                f"{spec_path}: version {spec.get('version')!r}; this border_py reads {VERSION}"
+            )
+        try:
+            with weights_path.open("rb") as f, np.load(f, allow_pickle=False) as npz:
+                weights = {name: npz[name] for name in npz.files}
+        except FileNotFoundError as exc:
+            raise PolicyFileError(f"{weights_path}: no such file") from exc
+        except (
+            ValueError,
+            OSError,
+            EOFError,
+            zipfile.BadZipFile,
+        ) as exc:  # a pickled array, a truncated file
+            raise PolicyFileError(f"{weights_path}: not a numpy .npz of plain arrays ({exc})") from exc
+        return cls(spec, weights, source=str(spec_path))
+
+    # -- acting -------------------------------------------------------------------------------------------
+
+    def _batch(self, obs: npt.ArrayLike) -> tuple[F32, bool]:
+        x = np.asarray(obs, dtype=np.float32)
+        single = x.ndim == 1
+        if single:
+            x = x[None]
+        if x.ndim != 2 or x.shape[1] != self.obs_dim:
+            raise ValueError(
+                f"observations must be ({self.obs_dim},) or (n, {self.obs_dim}), got shape {np.shape(obs)}"
+            )
+        return x, single
+
+    def values(self, obs: npt.ArrayLike) -> F32:
+        """The per-action values ``(n, n_actions)`` the greedy action maximises (DQN: Q-values; IQN: the
+        mean quantile at the exported fractions)."""
+        if not self.discrete:
+            raise TypeError(f"a {self.kind} policy has no per-action values; use act()")
+        x, _ = self._batch(obs)
+        return self._values(x)
+
+    def _values(self, x: F32) -> F32:
+        if self.kind == "dqn":
+            h = self.trunk(x)
+            if not self.dueling:
+                return h
+            adv = self.advantage(h)
+            q: F32 = self.value(h) + adv - adv.mean(axis=1, keepdims=True)
+            return q
+        n, n_taus = x.shape[0], self.tau_embedding.shape[0]
+        features = self.psi(x)[:, None, :] * self.tau_embedding[None]  # (n, n_taus, embed)
+        # One 2-d matmul per layer over all (observation, fraction) pairs: numpy's stacked 3-d matmul is
+        # several times slower at these sizes.
+        z = self.head(features.reshape(n * n_taus, -1)).reshape(n, n_taus, -1)  # (n, n_taus, n_actions)
+        return np.asarray(z.mean(axis=1), dtype=np.float32)
+
+    def act(self, obs: npt.ArrayLike) -> npt.NDArray[Any]:
+        """The greedy action of one observation or of each in a batch."""
+        x, single = self._batch(obs)
+        if self.discrete:
+            act: npt.NDArray[Any] = self._values(x).argmax(axis=1).astype(np.int64)
+        else:
+            mean = self.actor(x)[:, : self.low.shape[0]]
+            act = np.clip(self.bias + self.scale * np.tanh(mean), self.low, self.high)
+        return act[0] if single else act
+
+
+def _field(spec: Mapping[str, Any], name: str, kind: type, source: str) -> Any:
+    value = spec.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise PolicyFileError(f"{source}: {name!r} must be a {kind.__name__}, got {value!r}")
+    return value

@@ -1,0 +1,200 @@
+"""Exported policies: numpy and ONNX against torch, numpy without torch, hostile files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from border_py.agents import (
+    Dqn,
+    DqnConfig,
+    EvenTaus,
+    FixedTaus,
+    Iqn,
+    IqnConfig,
+    Ppo,
+    PpoConfig,
+    Sac,
+    SacConfig,
+)
+from border_py.agents.iqn import UniformTaus
+from border_py.export import NumpyPolicy, PolicyFileError, export_numpy, greedy_module
+from border_py.export.exporters import Exportable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _scaled(agent: Exportable, factor: float) -> Exportable:
+    """Output layers scaled up so values are as large as a trained CartPole Q-network's (tens), where a
+    float32 rounding difference would show."""
+    with torch.no_grad():
+        modules = (agent.actor if isinstance(agent, Sac) else agent.net).modules()
+        last = [m for m in modules if isinstance(m, torch.nn.Linear)][-1]
+        last.weight.mul_(factor)
+    return agent
+
+
+AGENTS = {
+    "dqn": lambda: _scaled(Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0), 30.0),
+    "dqn_dueling": lambda: _scaled(Dqn(DqnConfig(dueling=True), obs_dim=4, n_actions=3, seed=1), 30.0),
+    "iqn_even": lambda: _scaled(
+        Iqn(IqnConfig(act_taus=EvenTaus(n=32)), obs_dim=4, n_actions=2, seed=2), 300.0
+    ),
+    "iqn_fixed": lambda: _scaled(
+        Iqn(IqnConfig(act_taus=FixedTaus(taus=(0.1, 0.2))), obs_dim=4, n_actions=2, seed=3), 300.0
+    ),
+    "sac": lambda: _scaled(Sac(SacConfig(), 3, np.array([-2.0, 0.0]), np.array([2.0, 1.0]), seed=4), 3.0),
+}
+
+
+def _observations(agent: Exportable, n: int = 1000) -> np.ndarray:
+    return np.random.default_rng(0).normal(scale=2.0, size=(n, agent.obs_dim)).astype(np.float32)
+
+
+def _torch_outputs(agent: Exportable, obs: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """(values or None, action) of the agent's greedy policy in torch."""
+    with torch.inference_mode():
+        out = greedy_module(agent)(torch.as_tensor(obs))
+    if isinstance(out, tuple):
+        return out[0].numpy(), out[1].numpy()
+    return None, out.numpy()
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_the_numpy_policy_matches_torch_within_1e5_on_1000_observations(name: str, tmp_path: Path) -> None:
+    agent = AGENTS[name]()
+    policy = NumpyPolicy.load(export_numpy(agent, tmp_path))
+    obs = _observations(agent)
+    values, action = _torch_outputs(agent, obs)
+    if values is not None:
+        assert np.abs(values).max() > 5.0  # large enough for rounding to matter
+        assert np.abs(policy.values(obs) - values).max() <= 1e-5
+        assert (policy.act(obs) == action).all()
+    else:
+        assert np.abs(policy.act(obs) - action).max() <= 1e-5
+    # The agent's own eval-mode action, one observation at a time.
+    agent.eval()
+    for o in obs[:50]:
+        np.testing.assert_allclose(policy.act(o), agent.sample(o), atol=1e-5)
+    assert policy.act(obs[0]).shape == agent.sample(obs[0]).shape
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_the_onnx_policy_matches_torch_within_1e5_on_1000_observations(name: str, tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the export extra (onnxruntime) is not installed")
+    pytest.importorskip("onnxscript", reason="the export extra (onnxscript) is not installed")
+    from border_py.export import OnnxPolicy, export_onnx
+
+    agent = AGENTS[name]()
+    policy = OnnxPolicy.load(export_onnx(agent, tmp_path))
+    obs = _observations(agent)
+    values, action = _torch_outputs(agent, obs)
+    if values is not None:
+        assert np.abs(policy.values(obs) - values).max() <= 1e-5
+        assert (policy.act(obs) == action).all()
+        assert policy.act(obs[0]).dtype == np.int64
+        assert policy.act(obs[0]).shape == ()
+    else:
+        assert np.abs(policy.act(obs) - action).max() <= 1e-5
+        assert policy.act(obs[0]).shape == (2,)
+
+
+def test_the_numpy_policy_loads_and_acts_with_torch_blocked(tmp_path: Path) -> None:
+    agent = AGENTS["dqn_dueling"]()
+    export_numpy(agent, tmp_path)
+    obs = _observations(agent, 5)
+    expected = _torch_outputs(agent, obs)[1].tolist()
+    code = f"""
+import sys
+sys.modules["torch"] = None  # any import of torch now fails
+import numpy as np
+from border_py.export import NumpyPolicy
+policy = NumpyPolicy.load({str(tmp_path)!r})
+print(policy.act(np.array({obs.tolist()!r}, dtype=np.float32)).tolist())
+assert not [m for m in sys.modules if m.split(".")[0] == "torch" and sys.modules[m] is not None]
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected
+
+
+def test_agents_it_cannot_export_are_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="act_taus"):
+        export_numpy(Iqn(IqnConfig(act_taus=UniformTaus(n=8)), obs_dim=4, n_actions=2, seed=0), tmp_path)
+    ppo = Ppo(PpoConfig(), obs_dim=4, seed=0, n_actions=2)
+    with pytest.raises(TypeError, match="Ppo"):
+        export_numpy(ppo, tmp_path)  # type: ignore[arg-type]
+    assert not list(tmp_path.iterdir())
+
+
+def _exported(tmp_path: Path) -> Path:
+    return export_numpy(AGENTS["dqn"](), tmp_path / "policy")
+
+
+def test_a_wrong_observation_shape_names_the_expected_one(tmp_path: Path) -> None:
+    policy = NumpyPolicy.load(_exported(tmp_path))
+    with pytest.raises(ValueError, match=r"\(4,\) or \(n, 4\), got shape \(3,\)"):
+        policy.act(np.zeros(3, np.float32))
+
+
+def test_missing_or_malformed_files_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(PolicyFileError, match=r"policy.json: no such file"):
+        NumpyPolicy.load(tmp_path)
+    path = _exported(tmp_path)
+    (path / "policy.json").write_text("{not json")
+    with pytest.raises(PolicyFileError, match=r"policy.json: not JSON"):
+        NumpyPolicy.load(path)
+    (path / "policy.json").write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(PolicyFileError, match="not a border_py policy"):
+        NumpyPolicy.load(path)
+
+
+def _edit_spec(path: Path, **changes: object) -> None:
+    spec = json.loads((path / "policy.json").read_text())
+    spec.update(changes)
+    (path / "policy.json").write_text(json.dumps(spec))
+
+
+def test_a_spec_that_disagrees_with_its_weights_is_refused(tmp_path: Path) -> None:
+    path = _exported(tmp_path)
+    _edit_spec(path, obs_dim=5)
+    with pytest.raises(PolicyFileError, match="takes 4 inputs, obs_dim is 5"):
+        NumpyPolicy.load(path)
+    _edit_spec(path, obs_dim=4, kind="ppo")
+    with pytest.raises(PolicyFileError, match="'kind' must be one of"):
+        NumpyPolicy.load(path)
+    _edit_spec(path, kind="dqn", action={"type": "discrete", "n": 3})
+    with pytest.raises(PolicyFileError, match="gives 2 values, the action has n=3"):
+        NumpyPolicy.load(path)
+    _edit_spec(path, action={"type": "discrete", "n": 2}, version=99)
+    with pytest.raises(PolicyFileError, match="version 99"):
+        NumpyPolicy.load(path)
+
+
+def test_hostile_or_corrupt_weights_are_refused_without_running_code(tmp_path: Path) -> None:
+    path = _exported(tmp_path)
+    # A pickled object array: loading it would run code; allow_pickle=False refuses it.
+    np.savez(path / "weights.npz", np.array([object()], dtype=object))
+    with pytest.raises(PolicyFileError, match=r"weights.npz: not a numpy .npz of plain arrays"):
+        NumpyPolicy.load(path)
+    (path / "weights.npz").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(PolicyFileError, match=r"weights.npz"):
+        NumpyPolicy.load(path)
+    export_numpy(AGENTS["dqn"](), path)
+    with np.load(path / "weights.npz") as npz:
+        weights = {k: npz[k] for k in npz.files}
+    weights["trunk.0.weight"][0, 0] = np.nan
+    np.savez(path / "weights.npz", **weights)
+    with pytest.raises(PolicyFileError, match=r"'trunk.0.weight' must be finite float32"):
+        NumpyPolicy.load(path)
+    weights["trunk.0.weight"][0, 0] = 0.0
+    del weights["trunk.1.bias"]
+    np.savez(path / "weights.npz", **weights)
+    with pytest.raises(PolicyFileError, match=r"'trunk.1.bias' is not in weights.npz"):
+        NumpyPolicy.load(path)
