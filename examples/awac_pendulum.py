@@ -33,6 +33,7 @@ from border_py.agents.offline_base import ObsStats
 from border_py.datasets import MinariDatasetConfig, PrefilledReplayBufferConfig
 from border_py.envs import GymEnv
 from examples.harness import (
+    EvalOptions,
     Flag,
     RunOptions,
     evaluate_saved,
@@ -134,9 +135,10 @@ def train(config: Config, options: RunOptions | None = None) -> TrainResult:
     return result
 
 
-def evaluate(config: Config, model_dir: Path) -> float:
-    """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    return evaluate_saved(config, lambda env: make_agent(config, env, None), model_dir)
+def evaluate(config: Config, model_dir: Path, options: EvalOptions | None = None) -> float:
+    """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes (and
+    records a video or exports the policy when ``options`` say)."""
+    return evaluate_saved(config, lambda env: make_agent(config, env, None), model_dir, options)
 
 
 def main(argv: list[str] | None = None) -> int:

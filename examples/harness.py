@@ -8,6 +8,7 @@ The flags are the same for every example::
     python -m examples.<algo>_<env> --train --model-dir runs/x [--config FILE] [--seed N] [--max-opts N]
     python -m examples.<algo>_<env> --resume --model-dir runs/x   # continues from the newest checkpoint
     python -m examples.<algo>_<env> --eval --model-dir runs/x     # reads runs/x/config.yaml
+    python -m examples.<algo>_<env> --eval --model-dir runs/x --video x.mp4 --export exported/x
 
 Every check runs before anything is written: the config (its file and field named), the envs, the agent
 (its device), the pairing of batch size and buffer, the resume point, the lock on ``model_dir`` and whether
@@ -36,6 +37,7 @@ from border_py import (
     Builder,
     ConfigError,
     Evaluator,
+    GymEnvConfig,
     MlflowRecorder,
     ModelDirBusyError,
     OfflineTrainer,
@@ -55,6 +57,7 @@ from border_py import (
     seed_everything,
     to_dict,
 )
+from border_py.agents import Dqn, Iqn, Sac
 from border_py.agents.offline_base import ObsStats
 from border_py.base.typevars import A, A_contra, B, B_co, I, O, O_co
 from border_py.checkpoint import (
@@ -69,6 +72,7 @@ from border_py.checkpoint import (
 from border_py.datasets import observation_stats
 from border_py.recorders import TensorboardRecorder
 from border_py.trainer.loop import check_agent_fits, check_rollout_fits
+from border_py.video import check_video_path
 
 
 class Closeable(Protocol):
@@ -339,26 +343,87 @@ def find_resume_point(model_dir: Path) -> Path | None:
     return path
 
 
+@attrs.frozen
+class EvalOptions:
+    """What ``--eval`` does besides scoring ``best``: record a video, export the policy."""
+
+    video: Path | None = None
+    """Write evaluation episodes here (``.mp4`` or ``.gif``; the ``video`` extra)."""
+    video_episodes: int = 1
+    """How many episodes the video shows."""
+    export: Path | None = None
+    """Write the greedy policy here: numpy (``policy.json``, ``weights.npz``) and, with the ``export``
+    extra, ONNX (``policy.onnx``); DQN, IQN and SAC."""
+
+
 def evaluate_saved(
-    config: EvaluatorConfig[V, O, A], make_agent: Callable[[V], Agent[O, A, Any]], model_dir: Path
+    config: EvaluatorConfig[V, O, A],
+    make_agent: Callable[[V], Agent[O, A, Any]],
+    model_dir: Path,
+    options: EvalOptions | None = None,
 ) -> float:
-    """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return.
+    """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return;
+    records a video and exports the policy when ``options`` ask.
 
     Raises:
-        FileNotFoundError, ValueError: ``best`` is missing or incomplete (the message says what is wrong).
+        FileNotFoundError, ValueError: ``best`` is missing or incomplete (the message says what is wrong),
+            or the env cannot be recorded, or the agent cannot be exported.
     """
+    options = options or EvalOptions()
     configure_torch(config.torch_threads)
     best = resolve_saved(model_dir / "best")
     problem = saved_model_problem(best)
     if problem is not None:
         raise FileNotFoundError(f"cannot evaluate {best}: {problem}")
+    video_env = _video_env_config(config.eval_env) if options.video is not None else None
     with _eval_env(config, "the saved config") as eval_env:
         agent = make_agent(eval_env)
+        if options.export is not None and not isinstance(agent, Dqn | Iqn | Sac):
+            raise ValueError(f"--export writes DQN, IQN and SAC policies, not {type(agent).__name__}")
         agent.load_params(best)
         agent.eval()
         score, _ = config.evaluator.build(eval_env).evaluate(agent)
     print(f"eval of {best}: mean return {score:.1f}")
+    if video_env is not None and options.video is not None:
+        _record_video(video_env, agent, config.trainer.seed + 1, options.video, options.video_episodes)
+    if options.export is not None:
+        _export(agent, options.export)
     return score
+
+
+def _video_env_config(env: object) -> GymEnvConfig:
+    """The eval env's config, rendering frames (checked before the evaluation runs)."""
+    if not isinstance(env, GymEnvConfig):
+        raise ValueError(f"--video records a Gymnasium env (GymEnvConfig); this example evaluates on {env!r}")
+    return attrs.evolve(env, kwargs={**env.kwargs, "render_mode": "rgb_array"})
+
+
+def _record_video(env_config: GymEnvConfig, agent: Any, seed: int, path: Path, episodes: int) -> None:
+    # MuJoCo renders through EGL without a display (no X server here, nor in CI).
+    if "DISPLAY" not in os.environ:
+        os.environ.setdefault("MUJOCO_GL", "egl")
+    from border_py.video import record_episodes, save_video, video_fps
+
+    with closing(env_config.build(seed)) as env:
+        frames, score = record_episodes(env, agent, episodes)
+        save_video(frames, path, video_fps(env))
+    print(f"wrote {path}: {episodes} episode(s), {len(frames)} frames, mean return {score:.1f}")
+
+
+def _export(agent: Dqn | Iqn | Sac, path: Path) -> None:
+    from border_py.export import export_numpy
+
+    export_numpy(agent, path)
+    print(f"wrote {path}: numpy policy (border_py.export.NumpyPolicy.load)")
+    try:
+        import onnxruntime  # noqa: F401
+        import onnxscript  # noqa: F401
+    except ImportError:
+        print("ONNX skipped: the export extra (onnx, onnxscript, onnxruntime) is not installed")
+        return
+    from border_py.export import export_onnx
+
+    print(f"wrote {export_onnx(agent, path)}: ONNX policy (border_py.export.OnnxPolicy.load)")
 
 
 @contextmanager
@@ -419,6 +484,11 @@ def _parser(doc: str | None, extra: Sequence[Flag]) -> argparse.ArgumentParser:
         "--resume", action="store_true", help="train, continuing from the newest checkpoint in model_dir"
     )
     parser.add_argument("--eval", action="store_true", help="evaluate model_dir/best")
+    parser.add_argument("--video", type=Path, help="with --eval: record episodes to this .mp4 or .gif")
+    parser.add_argument("--video-episodes", type=int, default=1, help="episodes in the video (default 1)")
+    parser.add_argument(
+        "--export", type=Path, help="with --eval: write best's greedy policy here (numpy, and ONNX)"
+    )
     parser.add_argument("--model-dir", type=Path, help="where models, config and logs go")
     parser.add_argument("--config", type=Path, help="a YAML config (default: the built-in one)")
     parser.add_argument("--seed", type=int, help="seed of the run")
@@ -474,7 +544,7 @@ def run_example(
     doc: str | None,
     default: C,
     train: Callable[[C, RunOptions], TrainResult],
-    evaluate: Callable[[C, Path], float],
+    evaluate: Callable[[C, Path, EvalOptions], float],
     extra_flags: Sequence[Flag] = (),
 ) -> int:
     """Parses the common flags, resolves the config and runs training and/or evaluation.
@@ -496,7 +566,14 @@ def run_example(
         parser.error("--resume needs --model-dir")
     if args.resume and args.overwrite:
         parser.error("--resume continues the run in model_dir; --overwrite removes it: give one")
+    if (args.video is not None or args.export is not None) and not args.eval:
+        parser.error("--video and --export go with --eval")
+    if args.video_episodes < 1:
+        parser.error(f"--video-episodes must be >= 1, got {args.video_episodes}")
+    eval_options = EvalOptions(video=args.video, video_episodes=args.video_episodes, export=args.export)
     try:
+        if args.video is not None:  # before hours of training, not after
+            check_video_path(args.video)
         config, source = _resolve_config(args, default)
         if args.train or args.resume:
             extra = {f.name.replace("-", "_"): getattr(args, f.name.replace("-", "_")) for f in extra_flags}
@@ -512,7 +589,7 @@ def run_example(
         if args.eval:
             if config.trainer.model_dir is None:
                 parser.error("--eval needs --model-dir (or a config with trainer.model_dir)")
-            evaluate(config, Path(config.trainer.model_dir))
+            evaluate(config, Path(config.trainer.model_dir), eval_options)
     except TrainingInterrupted as exc:
         print(f"{exc}", file=sys.stderr)
         if exc.checkpoint is not None:
@@ -523,6 +600,7 @@ def run_example(
         ModelDirBusyError,
         FileExistsError,
         FileNotFoundError,
+        ImportError,
         PermissionError,
         ValueError,
     ) as exc:

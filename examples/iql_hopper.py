@@ -22,7 +22,7 @@ from border_py.agents import Iql, IqlConfig
 from border_py.agents.offline_base import ObsStats
 from border_py.datasets import MinariDatasetConfig
 from border_py.envs import GymEnv
-from examples.harness import RunOptions, evaluate_saved, run_example, train_offline
+from examples.harness import EvalOptions, RunOptions, evaluate_saved, run_example, train_offline
 
 
 @attrs.frozen(kw_only=True)
@@ -67,9 +67,10 @@ def train(config: Config, options: RunOptions | None = None) -> TrainResult:
     return train_offline(config, lambda env, stats: make_agent(config, env, stats), options or RunOptions())
 
 
-def evaluate(config: Config, model_dir: Path) -> float:
-    """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    return evaluate_saved(config, lambda env: make_agent(config, env, None), model_dir)
+def evaluate(config: Config, model_dir: Path, options: EvalOptions | None = None) -> float:
+    """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes (and
+    records a video or exports the policy when ``options`` say)."""
+    return evaluate_saved(config, lambda env: make_agent(config, env, None), model_dir, options)
 
 
 def main(argv: list[str] | None = None) -> int:

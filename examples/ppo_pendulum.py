@@ -30,7 +30,7 @@ from border_py import (
 )
 from border_py.agents import Ppo, PpoConfig
 from border_py.envs import GymEnv
-from examples.harness import RunOptions, evaluate_saved, run_example, train_online
+from examples.harness import EvalOptions, RunOptions, evaluate_saved, run_example, train_online
 
 
 @attrs.frozen(kw_only=True)
@@ -81,9 +81,10 @@ def train(config: Config, options: RunOptions | None = None) -> TrainResult:
     return train_online(config, lambda env: make_agent(config, env), options or RunOptions())
 
 
-def evaluate(config: Config, model_dir: Path) -> float:
-    """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes."""
-    return evaluate_saved(config, lambda env: make_agent(config, env), model_dir)
+def evaluate(config: Config, model_dir: Path, options: EvalOptions | None = None) -> float:
+    """Loads ``model_dir/best`` and returns its greedy mean return over the evaluator's episodes (and
+    records a video or exports the policy when ``options`` say)."""
+    return evaluate_saved(config, lambda env: make_agent(config, env), model_dir, options)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,21 @@ ROOT = Path(__file__).parents[2]
 PACKAGE = ROOT / "border_py"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
-OPTIONAL = ("mlflow", "ray", "minari", "ale_py", "onnx", "onnxruntime", "matplotlib", "d3rlpy", "moviepy")
+OPTIONAL = (
+    "mlflow",
+    "ray",
+    "minari",
+    "ale_py",
+    "onnx",
+    "onnxruntime",
+    "matplotlib",
+    "d3rlpy",
+    "moviepy",
+    "imageio",
+    "imageio_ffmpeg",
+    "onnxscript",
+    "tensorboard",
+)
 
 
 def _modules() -> dict[str, Path]:

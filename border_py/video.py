@@ -1,0 +1,110 @@
+"""Watching a policy: evaluation episodes rendered to an MP4 or a GIF.
+
+Frames come from Gymnasium's own :class:`~gymnasium.wrappers.RenderCollection` around the env inside a
+:class:`~border_py.envs.GymEnv` built with ``render_mode="rgb_array"`` (every frame, the last of each
+episode included, which the adapter's automatic reset would otherwise cut); they are written with imageio
+(the ``video`` extra: ``imageio``, and ``imageio-ffmpeg`` for MP4). It runs headless: classic-control envs
+draw with pygame off-screen, MuJoCo ones need ``MUJOCO_GL=egl`` (or ``osmesa``) on a machine without a
+display.
+
+Example::
+
+    env = attrs.evolve(config.eval_env, kwargs={"render_mode": "rgb_array"}).build(seed)
+    frames, score = record_episodes(env, agent, n_episodes=1)
+    save_video(frames, Path("cartpole.mp4"), fps=video_fps(env))
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium.wrappers import RenderCollection
+
+from border_py.base.policy import Policy
+from border_py.envs import Act, GymEnv, Obs
+from border_py.evaluator import DefaultEvaluator
+
+SUFFIXES = (".mp4", ".gif")
+Frame = npt.NDArray[np.uint8]
+
+
+def record_episodes(env: GymEnv, policy: Policy[Obs, Act], n_episodes: int = 1) -> tuple[list[Frame], float]:
+    """Runs ``n_episodes`` evaluation episodes (episode ``i`` reset with seed ``i``, as the evaluator does)
+    and returns their frames and the mean return. The caller puts an agent in eval mode first.
+
+    Raises:
+        ValueError: ``env`` was not built with ``render_mode="rgb_array"``.
+    """
+    if env.env.render_mode != "rgb_array":
+        raise ValueError(
+            f"{env.name}: recording needs the env built with render_mode='rgb_array' "
+            f"(GymEnvConfig kwargs), it has {env.env.render_mode!r}"
+        )
+    inner = env.env
+    # reset_clean=False keeps the frames of every episode; the wrapper is taken off again afterwards.
+    tap = RenderCollection(inner, pop_frames=True, reset_clean=False)
+    env.env = tap
+    try:
+        score, _ = DefaultEvaluator(env, n_episodes).evaluate(policy)
+        frames: list[Frame] = [np.asarray(f, dtype=np.uint8) for f in tap.render()]
+    finally:
+        env.env = inner
+    return frames, score
+
+
+def video_fps(env: GymEnv, default: int = 30) -> int:
+    """The env's own frame rate (``metadata["render_fps"]``), or ``default``."""
+    fps: Any = env.env.metadata.get("render_fps")
+    return int(fps) if isinstance(fps, int | float) and fps > 0 else default
+
+
+def check_video_path(path: Path) -> None:
+    """Refuses a video path before any episode is run: a suffix other than ``.mp4`` / ``.gif``, a missing
+    directory, or a writer that is not installed.
+
+    Raises:
+        ValueError: the suffix is not ``.mp4`` or ``.gif``.
+        FileNotFoundError: the directory does not exist.
+        ImportError: imageio (or, for MP4, imageio-ffmpeg) is missing; the message says what to install.
+    """
+    if path.suffix.lower() not in SUFFIXES:
+        raise ValueError(f"video {path}: the file must end in {' or '.join(SUFFIXES)}")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"video {path}: no directory {path.parent}")
+    needed = ["imageio", "imageio_ffmpeg"] if path.suffix.lower() == ".mp4" else ["imageio"]
+    missing = [name for name in needed if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ImportError(f"video {path} needs {', '.join(missing)}: pip install 'border_py[video]'")
+
+
+def save_video(frames: Sequence[Frame], path: Path, fps: int) -> Path:
+    """Writes ``frames`` (each ``(H, W, 3)`` uint8) to ``path``: MP4 (H.264 via imageio-ffmpeg) or GIF,
+    by its suffix. Returns ``path``.
+
+    Raises:
+        ValueError, FileNotFoundError, ImportError: what :func:`check_video_path` refuses; no frames, or
+            frames of different shapes.
+    """
+    check_video_path(path)
+    if not frames:
+        raise ValueError(f"video {path}: no frames to write")
+    shapes = {f.shape for f in frames}
+    if len(shapes) != 1:
+        raise ValueError(f"video {path}: frames of different shapes {sorted(shapes)}")
+    import imageio.v3 as iio
+
+    stack = np.stack(frames)
+    if path.suffix.lower() == ".gif":
+        iio.imwrite(path, stack, duration=1000.0 / fps, loop=0)
+    else:
+        # H.264 works in 16-pixel blocks: pad the frame's edge up to them (the plugin would rescale it, and
+        # warn, otherwise).
+        h, w = stack.shape[1:3]
+        stack = np.pad(stack, ((0, 0), (0, -h % 16), (0, -w % 16), (0, 0)), mode="edge")
+        iio.imwrite(path, stack, plugin="FFMPEG", fps=fps, codec="libx264", pixelformat="yuv420p")
+    return path
