@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -266,6 +267,25 @@ def load_modules(
     return extra
 
 
+def state_arrays(module: nn.Module) -> dict[str, np.ndarray]:
+    """A module's state dict as numpy arrays (copies on the CPU): plain data that pickles anywhere, for an
+    agent's :meth:`~border_py.base.SyncModel.acting_state`."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
+
+
+def load_state_arrays(module: nn.Module, arrays: Mapping[str, Any], agent: str) -> None:
+    """Loads :func:`state_arrays`' output into ``module`` (on its device), after checking every key and
+    shape.
+
+    Raises:
+        ValueError: the arrays are not this module's (the message names the first key that differs).
+    """
+    device = next(module.parameters()).device
+    state = {k: torch.as_tensor(np.array(v), device=device) for k, v in arrays.items()}  # a writable copy
+    _check_matches(Path("the acting state"), state, module, agent)
+    module.load_state_dict(state)
+
+
 def _check_matches(file: Path, state: Any, module: nn.Module, agent: str) -> None:
     expected = module.state_dict()
     if not isinstance(state, dict):
@@ -277,7 +297,7 @@ def _check_matches(file: Path, state: Any, module: nn.Module, agent: str) -> Non
         )
     for key, value in expected.items():
         if not isinstance(state[key], torch.Tensor) or state[key].shape != value.shape:
-            shape = getattr(state[key], "shape", type(state[key]).__name__)
+            shape = tuple(state[key].shape) if hasattr(state[key], "shape") else type(state[key]).__name__
             raise ValueError(
                 f"{file} does not match this {agent}'s network: {key} has shape {shape}, "
                 f"the network's is {tuple(value.shape)}"

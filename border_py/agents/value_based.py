@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from border_py.agents.explorers import (
+    EpsilonGreedy,
     EpsilonGreedyConfig,
     SoftmaxConfig,
     build_explorer,
@@ -32,7 +33,9 @@ from border_py.agents.toolkit import (
     gradient_step,
     load_modules,
     load_optimizer,
+    load_state_arrays,
     save_modules,
+    state_arrays,
     update_target,
 )
 from border_py.base.replay_buffer import ReplayBuffer
@@ -159,6 +162,17 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
                 **explorer_record(self.explorer),
             }
         )
+
+    def acting_state(self) -> dict[str, Any]:
+        """The online network's weights as numpy arrays (:class:`~border_py.base.SyncModel`)."""
+        return {"net": state_arrays(self.net)}
+
+    def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
+        """Loads :meth:`acting_state`'s weights into the online network; epsilon-greedy's schedule moves to
+        ``env_steps`` (the run's, over all actors), so every actor explores as one sampler would."""
+        load_state_arrays(self.net, state["net"], self._name)
+        if isinstance(self.explorer, EpsilonGreedy):
+            self.explorer.n_steps = env_steps
 
     def _extra_state(self) -> dict[str, Any]:
         """What a subclass adds to ``state.pt``."""

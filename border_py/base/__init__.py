@@ -2,7 +2,8 @@
 
 Read in the order of the data path: :mod:`env` and :mod:`step` (Env, Step), :mod:`policy`, :mod:`agent`,
 :mod:`step_processor`, :mod:`replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer and
-DatasetBuffer), :mod:`evaluator`, :mod:`recorder`, and :mod:`builder` (what the trainer needs of a config).
+DatasetBuffer), :mod:`evaluator`, :mod:`recorder`, :mod:`builder` (what the trainer needs of a config), and
+:mod:`sync_model` (an agent's acting part, for actors in other processes).
 """
 
 from border_py.base.agent import Agent
@@ -14,8 +15,10 @@ from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import DatasetBuffer, ExperienceBuffer, ReplayBuffer, TrainingBuffer
 from border_py.base.step import Step
 from border_py.base.step_processor import StepProcessor
+from border_py.base.sync_model import ActingAgent, SyncAgent, SyncModel
 
 __all__ = [
+    "ActingAgent",
     "Agent",
     "AnyEnv",
     "BatchPolicy",
@@ -30,6 +33,8 @@ __all__ = [
     "SeededBuilder",
     "Step",
     "StepProcessor",
+    "SyncAgent",
+    "SyncModel",
     "TrainingBuffer",
     "VecEnv",
 ]

@@ -10,7 +10,7 @@ checkpoint every ``save_interval``, and decide when training stops (``max_opts``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Generic
 
@@ -33,15 +33,15 @@ class Bookkeeper(Generic[O, A]):
         recorder: receives the records; flushed every ``record_interval``, at each checkpoint and at the end.
         evaluator: scores the agent every ``eval_interval`` opt steps.
         meta: what every saved directory's ``meta.yaml`` records besides the counters (the configs).
-        take_fps: env steps per second of sampling since the last call; it returns ``None`` in a regime
-            without env steps (offline), which then records no ``time/fps``.
+        take_record: the regime's own numbers since the last call, recorded at each ``record_interval``
+            beside the counters (online: ``time/fps``; offline: none).
         write_state: writes the training state (the regime's and :meth:`state_dict`) into a checkpoint.
 
     Example:
         >>> from border_py.testing import FakeAgent
         >>> from border_py.recorders import BufferedRecorder
         >>> books = Bookkeeper(TrainerConfig(max_opts=2), FakeAgent(), BufferedRecorder(), None, {},
-        ...                    lambda: None, lambda path: [])
+        ...                    dict, lambda path: [])
         >>> books.after_opt(Record({"train/loss": 1.0}), 0.01); books.stop_reason is None
         True
         >>> books.after_opt(Record({"train/loss": 1.0}), 0.01); books.stop_reason
@@ -55,7 +55,7 @@ class Bookkeeper(Generic[O, A]):
         recorder: Recorder,
         evaluator: Evaluator[O, A] | None,
         meta: dict[str, Any],
-        take_fps: Callable[[], float | None],
+        take_record: Callable[[], Mapping[str, float]],
         write_state: Writer,
     ) -> None:
         self.config = config
@@ -63,7 +63,7 @@ class Bookkeeper(Generic[O, A]):
         self.recorder = recorder
         self.evaluator = evaluator
         self.meta = meta
-        self.take_fps = take_fps
+        self.take_record = take_record
         self.write_state = write_state
         self.model_dir = None if config.model_dir is None else Path(config.model_dir)
         self.env_steps = 0
@@ -156,9 +156,7 @@ class Bookkeeper(Generic[O, A]):
             "opt_steps": self.opt_steps,
             "time/opt_steps_per_sec": opt_rate,
         }
-        fps = self.take_fps()
-        if fps is not None:
-            counters["time/fps"] = fps
+        counters.update(self.take_record())
         self.recorder.store(Record(counters))
         self.recorder.flush(self.opt_steps)
 

@@ -61,9 +61,9 @@ class Regime(Protocol):
         opt steps are due now."""
         ...
 
-    def take_fps(self) -> float | None:
-        """Env steps per second of sampling since the last call; ``None`` for a regime that takes no env
-        steps (offline), which then records no ``time/fps``."""
+    def take_record(self) -> dict[str, float]:
+        """The regime's own numbers since the last call, recorded at each ``record_interval`` (online:
+        ``time/fps``, env steps per second of sampling; offline: nothing)."""
         ...
 
     def state_dict(self) -> dict[str, Any]:
@@ -195,7 +195,7 @@ def run_training(
         return [write_trainer_state(path, state), *regime.save_files(path)]
 
     meta = {"config": regime.setup()}
-    books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_fps, write_state)
+    books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_record, write_state)
     rng = None if resume_from is None else _restore(Path(resume_from), regime, agent, books)
     agent.train()
     by_opts = config.max_opts is not None

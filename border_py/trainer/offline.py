@@ -154,9 +154,9 @@ class OfflineRegime(Generic[B]):
         """Nothing comes in; one opt step is due."""
         return 1
 
-    def take_fps(self) -> None:
+    def take_record(self) -> dict[str, float]:
         """No env steps, no ``time/fps``."""
-        return
+        return {}
 
     def state_dict(self) -> dict[str, Any]:
         """Nothing beyond the dataset's file."""

@@ -220,9 +220,9 @@ class OnlineRegime(Generic[O, A, I, B]):
         books.env_steps += self.sampler.num_envs
         return opts_due(before, books.env_steps, books.warmup_end, self.config.opt_interval)
 
-    def take_fps(self) -> float:
-        """The sampler's env steps per second since the last call."""
-        return self.sampler.take_fps()
+    def take_record(self) -> dict[str, float]:
+        """``time/fps``: the sampler's env steps per second since the last call."""
+        return {"time/fps": self.sampler.take_fps()}
 
     def state_dict(self) -> dict[str, Any]:
         """The sampler's unfinished episode and whether the buffer is saved beside it."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,9 @@ from border_py.agents.toolkit import (
     clip_grad_norm,
     load_modules,
     load_optimizer,
+    load_state_arrays,
     save_modules,
+    state_arrays,
     torch_device,
     update_target,
     zero_grad,
@@ -152,6 +154,15 @@ class Sac(TrainEvalMode):
     def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
         """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
         return list(self._act(np.stack(obs), len(obs)))
+
+    def acting_state(self) -> dict[str, Any]:
+        """The policy network's weights as numpy arrays (:class:`~border_py.base.SyncModel`)."""
+        return {"actor": state_arrays(self.actor)}
+
+    def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
+        """Loads :meth:`acting_state`'s weights into the policy network (SAC has no schedule in env
+        steps)."""
+        load_state_arrays(self.actor, state["actor"], "SAC")
 
     def alpha(self) -> float:
         """The current entropy coefficient."""
