@@ -69,3 +69,23 @@ def _wait_healthy(uri: str, server: subprocess.Popen[bytes], log: Path, timeout:
             pass
         time.sleep(0.5)
     pytest.fail(f"mlflow server did not answer /health within {timeout:.0f} s: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[None]:
+    """One local Ray for the whole session (starting one takes 5-8 s and about 1.5 GB), bound to
+    127.0.0.1; skipped, saying why, without the distributed extra."""
+    ray = pytest.importorskip(
+        "ray", reason="the distributed extra is not installed (pip install 'border_py[distributed]')"
+    )
+    ray.init(
+        num_cpus=4,
+        include_dashboard=False,
+        logging_level="ERROR",
+        log_to_driver=False,
+        _node_ip_address="127.0.0.1",
+    )
+    try:
+        yield
+    finally:
+        ray.shutdown()
