@@ -59,6 +59,7 @@ from border_py import (
 )
 from border_py.agents import Dqn, Iqn, Sac
 from border_py.agents.offline_base import ObsStats
+from border_py.base import ActingAgent, SyncAgent
 from border_py.base.typevars import A, A_contra, B, B_co, I, O, O_co
 from border_py.checkpoint import (
     latest_checkpoint,
@@ -70,6 +71,7 @@ from border_py.checkpoint import (
     skipped_checkpoints,
 )
 from border_py.datasets import observation_stats
+from border_py.distributed import AsyncConfig, AsyncTrainer
 from border_py.recorders import TensorboardRecorder
 from border_py.trainer.loop import check_agent_fits, check_rollout_fits
 from border_py.video import check_video_path
@@ -134,6 +136,13 @@ class OnlineConfig(EvaluatorConfig[V, O, A], Protocol[V, O, A, I, B_co]):
 
     @property
     def replay_buffer(self) -> SeededBuilder[TrainingBuffer[I, B_co]]: ...
+
+
+class AsyncExampleConfig(OnlineConfig[V, O, A, I, B_co], Protocol[V, O, A, I, B_co]):
+    """An example trained by actors on Ray (:class:`~border_py.distributed.AsyncTrainer`)."""
+
+    @property
+    def distributed(self) -> AsyncConfig: ...
 
 
 class OfflineConfig(EvaluatorConfig[V, O_co, A_contra], Protocol[V, O_co, A_contra]):
@@ -285,6 +294,45 @@ def train_online(
             check_rollout_fits(config.trainer, config.replay_buffer, num_envs)
         return lambda recorder: trainer.train(
             agent, recorder, evaluator, progress=options.progress, resume_from=resume_from
+        )
+
+    return _train_example(config, options, trainer.check_resume, prepare)
+
+
+def train_async(
+    config: AsyncExampleConfig[V, O, A, I, B],
+    make_agent: Callable[[V], SyncAgent[O, A, B]],
+    make_actor_agent: Callable[[V], Callable[[int], ActingAgent[O, A]]],
+    options: RunOptions,
+) -> TrainResult:
+    """Trains with ``config.distributed.n_actors`` actors on Ray (``--actors N``, ``--address ADDR``
+    override the config), every check first, as :func:`train_online`. ``make_actor_agent(eval_env)`` gives
+    the function that builds an actor's acting copy from a seed: it is sent to the actor processes, so it
+    must pickle (a ``functools.partial`` of a module-level function over configs and sizes)."""
+    changes = {
+        k: v
+        for k, v in (("n_actors", options.extra.get("actors")), ("address", options.extra.get("address")))
+        if v
+    }
+    if changes:
+        with _refused(options.source, "distributed"):
+            config = attrs.evolve(config, distributed=attrs.evolve(config.distributed, **changes))  # type: ignore[misc]
+    with _refused(options.source, "trainer"):
+        trainer = AsyncTrainer(
+            config.trainer, config.distributed, config.env, config.step_processor, config.replay_buffer
+        )
+
+    def prepare(eval_env: V, resume_from: Path | None) -> TrainFn:
+        with _refused(options.source, "env"):
+            config.env.build(config.trainer.seed).close()  # actors build theirs: refuse a bad env here first
+        with _refused(options.source, "agent"):
+            agent = make_agent(eval_env)
+            actor_agent = make_actor_agent(eval_env)
+        evaluator = config.evaluator.build(eval_env)
+        with _refused(options.source, "trainer"):
+            check_agent_fits(config.trainer, agent, config.replay_buffer, evaluator)
+        return lambda recorder: trainer.train(
+            agent, actor_agent, recorder, evaluator, progress=options.progress, resume_from=resume_from
         )
 
     return _train_example(config, options, trainer.check_resume, prepare)
@@ -475,6 +523,13 @@ class Flag:
     name: str
     type: type[Any] | None
     help: str
+
+
+ASYNC_FLAGS = (
+    Flag("actors", int, "the number of actors (overrides distributed.n_actors)"),
+    Flag("address", str, "the Ray cluster to join (overrides distributed.address; default: a local Ray)"),
+)
+"""The flags of the asynchronous examples."""
 
 
 def _parser(doc: str | None, extra: Sequence[Flag]) -> argparse.ArgumentParser:

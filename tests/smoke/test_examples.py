@@ -14,12 +14,14 @@ from border_py import RolloutBufferConfig, load_yaml, save_yaml
 from border_py.checkpoint import load_meta
 from examples import (
     dqn_cartpole,
+    dqn_cartpole_async,
     iqn_cartpole,
     ppo_cartpole,
     ppo_mujoco,
     ppo_pendulum,
     sac_mujoco,
     sac_pendulum,
+    sac_pendulum_async,
 )
 
 EXAMPLES = [dqn_cartpole, iqn_cartpole, sac_pendulum, sac_mujoco, ppo_cartpole, ppo_pendulum, ppo_mujoco]
@@ -113,7 +115,9 @@ def test_an_example_refuses_a_config_with_an_unknown_key(
 
 
 @pytest.mark.smoke
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda m: m.__name__.split(".")[-1])
+@pytest.mark.parametrize(
+    "example", [*EXAMPLES, dqn_cartpole_async, sac_pendulum_async], ids=lambda m: m.__name__.split(".")[-1]
+)
 def test_shipped_yaml_config_equals_the_example_defaults(example: ModuleType) -> None:
     name = example.__name__.split(".")[-1]
     shipped = Path(__file__).parents[2] / "examples" / "configs" / f"{name}.yaml"
