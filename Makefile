@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks
 MODEL_DIR ?= runs/dqn_cartpole
 
-.PHONY: install demo test test-slow datasets datasets-hopper results bench bench-quick check lint format typecheck clean
+.PHONY: install demo test test-slow datasets datasets-hopper results bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -57,6 +57,16 @@ $(BENCH_STAMP): $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(PY) -m benchmarks.run --threads 1 2 --out benchmarks/latest.md
+
+# Asynchronous training on a local Ray against the synchronous trainer (about 10 minutes): env steps to 475,
+# throughput with a 1 ms/step env, the learner's ceilings. Not part of `bench`: it starts its own Ray.
+bench-distributed: $(STAMP)
+	$(PY) -m benchmarks.distributed
+
+# A two-node Ray cluster on local addresses, and the asynchronous DQN example on it (stops every Ray
+# process of this user at the end).
+two-nodes: $(STAMP)
+	examples/two_nodes.sh
 
 # A few seconds per comparison, no end-to-end training: checks that every benchmark runs.
 bench-quick: $(BENCH_STAMP)

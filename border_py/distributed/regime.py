@@ -54,6 +54,14 @@ class AsyncRegime(Generic[O, A, I, B]):
         self.agent = agent
         self.limiter = RateLimiter(self.config.opt_interval, trainer.tolerance)
         self.make_actor_agent = make_actor_agent
+        cpus = float(ray.cluster_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
+        need = c.n_actors * c.num_cpus_per_actor
+        if need > cpus:  # Ray would wait for CPUs forever, and the run with it
+            raise ValueError(
+                f"AsyncConfig: {c.n_actors} actors (n_actors) x {c.num_cpus_per_actor:g} CPUs "
+                f"(num_cpus_per_actor) = {need:g} CPUs, but the Ray cluster has {cpus:g}: lower either, or "
+                "join a larger cluster (address)"
+            )
         # max_task_retries=-1: a request in flight when its actor died runs again on the restarted actor,
         # and one sent while it restarts waits for it (instead of failing at once).
         remote = ray.remote(num_cpus=c.num_cpus_per_actor, max_restarts=c.max_restarts, max_task_retries=-1)

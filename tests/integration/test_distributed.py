@@ -61,7 +61,7 @@ def _trainer(tmp_path: Path, env: Any = ENV, **changes: Any) -> AsyncTrainer[Any
         seed=0,
     )
     async_changes = {k: changes.pop(k) for k in list(changes) if k in attrs.fields_dict(AsyncConfig)}
-    async_config = AsyncConfig(n_actors=2, actor_steps=32, sync_interval=50, **async_changes)
+    async_config = AsyncConfig(**{"n_actors": 2, "actor_steps": 32, "sync_interval": 50, **async_changes})
     return AsyncTrainer(
         attrs.evolve(config, **changes),
         async_config,
@@ -100,6 +100,17 @@ def test_the_learner_trains_at_the_configured_ratio_and_saves_as_the_sync_traine
     assert (run / "best").is_dir()
     assert load_meta(run / "400")["opt_steps"] == 400
     assert load_meta(run / "400")["config"]["async"]["n_actors"] == 2
+
+
+def test_more_actors_than_the_cluster_has_cpus_for_are_refused_before_any_starts(tmp_path: Path) -> None:
+    import ray
+
+    too_many = int(_total_cpus(ray)) + 1
+    with pytest.raises(ValueError, match=rf"{too_many} actors \(n_actors\) x 1 CPUs"):
+        _trainer(tmp_path, n_actors=too_many).train(
+            make_agent(0), make_agent, BufferedRecorder(), _evaluator()
+        )
+    assert _free_cpus(ray) == _total_cpus(ray)
 
 
 def test_a_resumed_run_continues_its_counters_buffer_and_policy_versions(tmp_path: Path) -> None:
