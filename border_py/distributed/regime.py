@@ -15,6 +15,7 @@ from border_py.base.step_processor import StepProcessor
 from border_py.base.sync_model import ActingAgent, SyncAgent
 from border_py.base.typevars import A, B, I, O
 from border_py.distributed.actor import ActorWorker, Collected
+from border_py.distributed.config import AsyncConfig
 from border_py.distributed.limiter import RateLimiter
 from border_py.record import Record
 from border_py.trainer.bookkeeper import Bookkeeper
@@ -28,6 +29,25 @@ SAME_ON_RESUME = ("env", "step_processor", "replay_buffer", "trainer.seed", "tra
 ACTOR_SEED_STRIDE = 1000
 """Actor ``i`` seeds its env and agent copy with ``trainer.seed + 1000 * (i + 1)``: apart from the
 evaluation env's ``seed + 1`` and from each other."""
+
+
+def check_cluster_fits(config: AsyncConfig) -> None:
+    """Refuses more actors than the Ray cluster has CPUs for: Ray would wait for CPUs forever, and the run
+    with it.
+
+    Raises:
+        ValueError: naming ``n_actors`` and ``num_cpus_per_actor``.
+    """
+    import ray
+
+    cpus = float(ray.cluster_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
+    need = config.n_actors * config.num_cpus_per_actor
+    if need > cpus:
+        raise ValueError(
+            f"AsyncConfig: {config.n_actors} actors (n_actors) x {config.num_cpus_per_actor:g} CPUs "
+            f"(num_cpus_per_actor) = {need:g} CPUs, but the Ray cluster has {cpus:g}: lower either, or "
+            "join a larger cluster (address)"
+        )
 
 
 class AsyncRegime(Generic[O, A, I, B]):
@@ -54,14 +74,6 @@ class AsyncRegime(Generic[O, A, I, B]):
         self.agent = agent
         self.limiter = RateLimiter(self.config.opt_interval, trainer.tolerance)
         self.make_actor_agent = make_actor_agent
-        cpus = float(ray.cluster_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
-        need = c.n_actors * c.num_cpus_per_actor
-        if need > cpus:  # Ray would wait for CPUs forever, and the run with it
-            raise ValueError(
-                f"AsyncConfig: {c.n_actors} actors (n_actors) x {c.num_cpus_per_actor:g} CPUs "
-                f"(num_cpus_per_actor) = {need:g} CPUs, but the Ray cluster has {cpus:g}: lower either, or "
-                "join a larger cluster (address)"
-            )
         # max_task_retries=-1: a request in flight when its actor died runs again on the restarted actor,
         # and one sent while it restarts waits for it (instead of failing at once).
         remote = ray.remote(num_cpus=c.num_cpus_per_actor, max_restarts=c.max_restarts, max_task_retries=-1)

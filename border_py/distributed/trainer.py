@@ -34,7 +34,7 @@ from border_py.base.sync_model import ActingAgent, SyncAgent
 from border_py.base.typevars import A, B, I, O
 from border_py.config import to_dict
 from border_py.distributed.config import AsyncConfig
-from border_py.distributed.regime import SAME_ON_RESUME, AsyncRegime
+from border_py.distributed.regime import SAME_ON_RESUME, AsyncRegime, check_cluster_fits
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasRolloutShape,
@@ -132,13 +132,29 @@ class AsyncTrainer(Generic[E, P, R]):
         """
         config = self.config
         check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
-        with training_session(config, resume_from), ray_session(self.async_config.address):
-            buffer = self.replay_buffer_config.build(config.seed)
-            regime = AsyncRegime(self, buffer, agent, make_actor_agent)
-            try:
-                return run_training(config, regime, agent, buffer, recorder, evaluator, progress, resume_from)
-            finally:
-                regime.stop()
+        with ray_session(self.async_config.address):
+            check_cluster_fits(self.async_config)  # before the model directory is touched
+            with training_session(config, resume_from):
+                return self._train(agent, make_actor_agent, recorder, evaluator, progress, resume_from)
+
+    def _train(
+        self: AsyncTrainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        agent: SyncAgent[O, A, B],
+        make_actor_agent: Callable[[int], ActingAgent[O, A]],
+        recorder: Recorder,
+        evaluator: Evaluator[O, A] | None,
+        progress: bool,
+        resume_from: Path | str | None,
+    ) -> TrainResult:
+        """The run, inside the Ray session and the model directory's lock."""
+        buffer = self.replay_buffer_config.build(self.config.seed)
+        regime = AsyncRegime(self, buffer, agent, make_actor_agent)
+        try:
+            return run_training(
+                self.config, regime, agent, buffer, recorder, evaluator, progress, resume_from
+            )
+        finally:
+            regime.stop()
 
     def setup(self) -> dict[str, Any]:
         """What a checkpoint's ``meta.yaml`` records: trainer, async config, env, step processor, buffer."""

@@ -111,6 +111,7 @@ def test_more_actors_than_the_cluster_has_cpus_for_are_refused_before_any_starts
             make_agent(0), make_agent, BufferedRecorder(), _evaluator()
         )
     assert _free_cpus(ray) == _total_cpus(ray)
+    assert not (tmp_path / "run").exists()  # refused before the model directory was touched
 
 
 def test_a_resumed_run_continues_its_counters_buffer_and_policy_versions(tmp_path: Path) -> None:
