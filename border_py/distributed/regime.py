@@ -140,7 +140,8 @@ class AsyncRegime(Generic[O, A, I, B]):
         if self.pending:
             # Block only when the learner has nothing to do; otherwise take what is already done.
             start = time.perf_counter()
-            ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=None if allowed == 0 else 0.0)
+            # Never unbounded: with every actor stuck, the watchdog below must still get its turn.
+            ready, _ = ray.wait(list(self.pending), num_returns=1, timeout=1.0 if allowed == 0 else 0.0)
             stuck = self._wait_for_stuck()
             self._replace_lost()
             if ready or stuck:

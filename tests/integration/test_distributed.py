@@ -110,8 +110,8 @@ def test_more_actors_than_the_cluster_has_cpus_for_are_refused_before_any_starts
         _trainer(tmp_path, n_actors=too_many).train(
             make_agent(0), make_agent, BufferedRecorder(), _evaluator()
         )
-    assert _free_cpus(ray) == _total_cpus(ray)
     assert not (tmp_path / "run").exists()  # refused before the model directory was touched
+    _wait_for_free_cpus(ray)  # no actor of this run holds one (an earlier test's may still be ending)
 
 
 def test_a_resumed_run_continues_its_counters_buffer_and_policy_versions(tmp_path: Path) -> None:
@@ -154,13 +154,19 @@ class FailingEnv(GymEnv):
 
     def step(self, act: Act) -> Any:
         self.steps += 1
-        marker = Path(self.failing.marker)
-        if self.steps == self.failing.fail_at and (self.failing.always or not marker.exists()):
-            marker.touch()
+        if self.steps == self.failing.fail_at and (self.failing.always or self._first()):
             if self.failing.hang:
                 time.sleep(3600)
             raise RuntimeError("the env broke")
         return super().step(act)
+
+    def _first(self) -> bool:
+        """Whether this process is the first to fail (creating the marker is atomic: one wins)."""
+        try:
+            os.close(os.open(self.failing.marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return False
+        return True
 
     def obs_of(self) -> Obs:  # pragma: no cover - unused; keeps the class small and typed
         return np.zeros(4, np.float32)
@@ -184,6 +190,14 @@ def test_an_actor_whose_request_never_returns_is_replaced_after_stuck_timeout(tm
     assert (tmp_path / "hung").exists()
     assert result.opt_steps == 3000
     assert _scalars(recorder, "async/actor_restarts")[-1] == 1.0
+
+
+def test_actors_that_all_hang_end_the_run_with_an_error_instead_of_a_hang(tmp_path: Path) -> None:
+    env = FailingEnvConfig(marker=str(tmp_path / "hung"), fail_at=5, hang=True, always=True)
+    with pytest.raises(RuntimeError, match=r"actor \d died 2 times \(AsyncConfig.max_restarts is 1\)"):
+        _trainer(tmp_path, env=env, stuck_timeout=2.0, max_restarts=1).train(
+            make_agent(0), make_agent, BufferedRecorder(), _evaluator()
+        )
 
 
 def test_an_actor_that_keeps_dying_stops_training_with_an_error_naming_it(tmp_path: Path) -> None:
@@ -262,8 +276,11 @@ def test_ctrl_c_saves_a_checkpoint_and_stops_every_actor(tmp_path: Path) -> None
         )
     assert stopped.value.checkpoint is not None
     assert stopped.value.checkpoint.is_dir()
-    # Every actor ended: the CPUs they held (one each) are free again.
-    deadline = time.monotonic() + 10
+    _wait_for_free_cpus(ray)  # every actor ended: the CPUs they held (one each) are free again
+
+
+def _wait_for_free_cpus(ray: Any) -> None:
+    deadline = time.monotonic() + 20
     while _free_cpus(ray) < _total_cpus(ray) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _free_cpus(ray) == _total_cpus(ray)
