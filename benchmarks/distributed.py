@@ -42,7 +42,7 @@ from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step import Step
 from border_py.distributed import AsyncConfig, AsyncTrainer
-from border_py.distributed.actor import Collected, _Sink
+from border_py.distributed.actor import Collected, ItemSink
 from border_py.envs import Act, Obs
 from border_py.record import Record
 from border_py.recorders import NullRecorder
@@ -202,17 +202,22 @@ def _rounds(rates: list[float]) -> str:
 # -- ingest ceiling ------------------------------------------------------------------------------------------
 
 
+def _cartpole_sampler() -> tuple[SyncSampler[Any, Any, Any], ItemSink[Any]]:
+    """A CartPole-v1 sampler as an actor has it, and the sink it pushes into."""
+    sampler = SyncSampler(GymEnvConfig(name="CartPole-v1").build(0), SimpleStepProcessorConfig().build())
+    return sampler, ItemSink()
+
+
 class ReadyActor:
     """An actor that answers each request at once with the same ``steps`` CartPole transitions."""
 
     def __init__(self, steps: int) -> None:
-        sink: _Sink[Any] = _Sink()
-        sampler = SyncSampler(GymEnvConfig(name="CartPole-v1").build(0), SimpleStepProcessorConfig().build())
+        sampler, sink = _cartpole_sampler()
         agent = small_dqn(0)
         while len(sink) < steps:
             sampler.sample_and_push(agent, sink)
         self.collected = Collected(
-            actor=0, items=sink.items[:steps], records=[], env_steps=steps, version=0, seconds=0.0, pid=0
+            items=sink.items[:steps], records=[], env_steps=steps, version=0, seconds=0.0, pid=0
         )
 
     def collect(self) -> Any:
@@ -251,8 +256,7 @@ def ingest(actors: int, seconds: float) -> None:
         opts += 1
     opt_rate = opts / (time.perf_counter() - start)
 
-    sampler = SyncSampler(GymEnvConfig(name="CartPole-v1").build(0), SimpleStepProcessorConfig().build())
-    sink: _Sink[Any] = _Sink()
+    sampler, sink = _cartpole_sampler()
     n, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         sampler.sample_and_push(agent, sink)

@@ -28,7 +28,6 @@ from border_py.trainer.sampler import SyncSampler
 class Collected(Generic[I]):
     """What one request brought back."""
 
-    actor: int
     items: list[I]
     records: Sequence[Record]
     env_steps: int
@@ -40,8 +39,8 @@ class Collected(Generic[I]):
     """The actor's process (a new one after Ray restarted it)."""
 
 
-class _Sink(Generic[I]):
-    """The push side of the actor's sampler: items wait here until the request returns."""
+class ItemSink(Generic[I]):
+    """The push side of an actor's sampler: items wait here until the request returns."""
 
     def __init__(self) -> None:
         self.items: list[I] = []
@@ -60,7 +59,6 @@ class ActorWorker(Generic[O, A, I]):
     process id, rather than repeating the episodes it played before.
 
     Args:
-        index: the actor's number (0 ..).
         seed: seeds its env and its agent copy.
         env_config: builds its env.
         step_proc_config: builds its step processor (one per sub-env of a vector env).
@@ -69,7 +67,6 @@ class ActorWorker(Generic[O, A, I]):
 
     def __init__(
         self,
-        index: int,
         seed: int,
         env_config: SeededBuilder[AnyEnv[O, A]],
         step_proc_config: Builder[StepProcessor[O, A, I]],
@@ -77,7 +74,6 @@ class ActorWorker(Generic[O, A, I]):
     ) -> None:
         import ray
 
-        self.index = index
         with warnings.catch_warnings():  # Ray 2.60 deprecates the property without a replacement for it
             warnings.simplefilter("ignore", DeprecationWarning)
             restarted = ray.get_runtime_context().was_current_actor_reconstructed
@@ -114,14 +110,13 @@ class ActorWorker(Generic[O, A, I]):
 
             self.agent.load_acting_state(ray.get(weights[0]), env_steps)
             self.version = version
-        sink: _Sink[I] = _Sink()
+        sink: ItemSink[I] = ItemSink()
         records: list[Record] = []
         done = 0
         while done < steps:
             records.extend(self.sampler.sample_and_push(self.agent, sink))
             done += self.sampler.num_envs
         return Collected(
-            actor=self.index,
             items=sink.items,
             records=records,
             env_steps=done,

@@ -106,7 +106,6 @@ class AsyncRegime(Generic[O, A, I, B]):
     def _spawn(self, index: int) -> Any:
         """A new actor process ``index`` (its handle)."""
         return self.worker_class.remote(
-            index,
             self.config.seed + ACTOR_SEED_STRIDE * (index + 1),
             self.trainer.env_config,
             self.trainer.step_proc_config,
