@@ -75,6 +75,12 @@ def layer_sizes(instance: object, attribute: attrs.Attribute[Any], value: tuple[
         raise ValueError(f"'{attribute.name}' must list at least one hidden layer, each > 0: {value}")
 
 
+def unit_counts(instance: object, attribute: attrs.Attribute[Any], value: tuple[int, ...]) -> None:
+    """attrs validator: layer widths of at least one unit each, possibly none (a single linear layer)."""
+    if not all(isinstance(v, int) and v > 0 for v in value):
+        raise ValueError(f"'{attribute.name}' must list layer widths > 0: {value}")
+
+
 class ConfigError(ValueError):
     """A config could not be built from its data; the message names the source, the field and the value."""
 

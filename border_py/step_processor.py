@@ -3,11 +3,14 @@
 ``NStepStepProcessor`` emits n-step transitions: the discounted sum of ``n`` rewards and a bootstrap from the
 observation ``n`` steps later, cut short at an episode end so that no reward of the next episode leaks in.
 ``SimpleStepProcessor`` is its one-step case: one :class:`Transition` per env step.
+``FrameStackStepProcessor`` does the same for frame-stacked pixels but emits only each observation's newest
+frame (:class:`FrameTransition`), for a buffer that stores every frame once.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 import attrs
@@ -15,9 +18,18 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.step import Step
-from border_py.replay_buffer.transition import Transition
+from border_py.replay_buffer.transition import FrameTransition, Transition
 
 _gamma_validator = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+
+
+def _n_step_return(rewards: Iterable[float], gamma: float) -> tuple[float, float]:
+    """``(r_0 + gamma r_1 + ... + gamma^(k-1) r_(k-1), gamma^k)`` for the ``k`` ``rewards``."""
+    ret, discount = 0.0, 1.0
+    for reward in rewards:
+        ret += discount * reward
+        discount *= gamma
+    return ret, discount
 
 
 def _next_prev_obs(
@@ -97,10 +109,7 @@ class NStepStepProcessor:
     def _complete(self, step: Step[npt.NDArray[Any], npt.NDArray[Any]], ended: bool) -> Transition:
         """The transition from the oldest pending entry through ``step`` (which it pops)."""
         obs, act, _ = self._pending[0]
-        ret, discount = 0.0, 1.0
-        for _, _, reward in self._pending:
-            ret += discount * reward
-            discount *= self.gamma
+        ret, discount = _n_step_return((reward for _, _, reward in self._pending), self.gamma)
         self._pending.popleft()
         return _transition(obs, act, step, ret, discount, ended)
 
@@ -182,3 +191,129 @@ class SimpleStepProcessorConfig:
     def build(self) -> SimpleStepProcessor:
         """Builds the step processor."""
         return SimpleStepProcessor(self.gamma)
+
+
+class FrameStackStepProcessor:
+    """Emits n-step :class:`FrameTransition` s of frame-stacked observations ``(stack, height, width)``
+    (uint8, the newest frame last): the rewards, discounts and episode ends of
+    :class:`NStepStepProcessor`, but of ``obs`` only its newest frame, and ``next_obs`` as an offset.
+
+    A :class:`~border_py.replay_buffer.FrameReplayBuffer` rebuilds the stacks from those frames, with
+    zeros before an episode's first observation (what ale-py's vector env shows). That the rebuilt stack
+    is the observation the agent acted on is checked here, on every step: an episode's first observation
+    must hold zeros but for its newest frame, and each later one must be the previous one shifted by one
+    frame. An env that stacks otherwise is refused with a ``ValueError`` on its first step, before a wrong
+    stack is ever learned from.
+
+    Args:
+        n_steps: the number of rewards summed (>= 1).
+        gamma: the discount factor per env step.
+
+    Example:
+        >>> p = FrameStackStepProcessor(n_steps=1, gamma=0.99)
+        >>> first = np.zeros((4, 2, 2), np.uint8); first[-1] = 1
+        >>> p.reset(first)
+        >>> nxt = np.concatenate([first[1:], np.full((1, 2, 2), 2, np.uint8)])
+        >>> [item] = p.process(Step(act=np.array(0), obs=nxt, reward=1.0,
+        ...                         is_terminated=False, is_truncated=False))
+        >>> int(item.frame[0, 0]), item.episode_start, item.next_offset
+        (1, True, 1)
+    """
+
+    def __init__(self, n_steps: int, gamma: float) -> None:
+        if n_steps < 1:
+            raise ValueError(f"n_steps must be >= 1, got {n_steps}")
+        self.n_steps = n_steps
+        self.gamma = gamma
+        self._prev_obs: npt.NDArray[np.uint8] | None = None
+        self._at_start = True
+        # (newest frame, action, reward, episode_start) of each observation whose transition is pending.
+        self._pending: deque[tuple[npt.NDArray[np.uint8], npt.NDArray[Any], float, bool]] = deque()
+
+    def reset(self, init_obs: npt.NDArray[np.uint8]) -> None:
+        """Starts an episode from ``init_obs``, dropping whatever an unfinished episode left pending.
+
+        Raises:
+            ValueError: ``init_obs`` is not a uint8 stack with zeros before its newest frame.
+        """
+        self._prev_obs = self._first_obs(init_obs)
+        self._at_start = True
+        self._pending.clear()
+
+    def _first_obs(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+        if obs.dtype != np.uint8 or obs.ndim != 3:
+            raise ValueError(
+                f"{type(self).__name__} takes uint8 frame stacks (stack, height, width), got "
+                f"{obs.dtype} {obs.shape}"
+            )
+        if obs[:-1].any():
+            raise ValueError(
+                f"{type(self).__name__}: an episode's first observation must hold zeros before its newest "
+                "frame (the frame replay buffer rebuilds stacks that way); this env pads its stacks otherwise"
+            )
+        return obs
+
+    def _complete(self, step: Step[Any, Any], ended: bool, offset: int, final: bool) -> FrameTransition:
+        frame, act, _, start = self._pending[0]
+        ret, discount = _n_step_return((reward for _, _, reward, _ in self._pending), self.gamma)
+        self._pending.popleft()
+        return FrameTransition(
+            frame=frame,
+            act=act,
+            reward=ret,
+            is_terminated=ended and step.is_terminated,
+            is_truncated=ended and step.is_truncated,
+            discount=discount,
+            episode_start=start,
+            next_offset=offset,
+            final_frame=step.obs[-1] if final else None,
+        )
+
+    def process(self, step: Step[npt.NDArray[np.uint8], npt.NDArray[Any]]) -> list[FrameTransition]:
+        """Returns the transitions ``step`` completes, oldest first (as :meth:`NStepStepProcessor.process`).
+
+        Raises:
+            RuntimeError: ``reset`` was never called, or an ended episode's step carries no ``init_obs``.
+            ValueError: ``step.obs`` is not the previous observation shifted by one frame, or the next
+                episode's first observation is not zero-padded.
+        """
+        obs = self._prev_obs
+        if obs is None:
+            raise RuntimeError(f"{type(self).__name__}.process called before reset(init_obs)")
+        if step.obs.shape != obs.shape or not np.array_equal(step.obs[:-1], obs[1:]):
+            raise ValueError(
+                f"{type(self).__name__}: the observation is not the previous one shifted by one frame: "
+                "the env does not stack frames as the frame replay buffer rebuilds them"
+            )
+        ended = step.is_done
+        self._pending.append((obs[-1], np.asarray(step.act), step.reward, self._at_start))
+        self._at_start = False
+        if ended:
+            k = len(self._pending)
+            items = [self._complete(step, True, k - i, final=i == k - 1) for i in range(k)]
+            self._prev_obs = self._first_obs(_next_prev_obs(step, ended, self))
+            self._at_start = True
+            return items
+        self._prev_obs = step.obs
+        if len(self._pending) == self.n_steps:
+            return [self._complete(step, False, self.n_steps, final=False)]
+        return []
+
+
+@attrs.frozen(kw_only=True)
+class FrameStackStepProcessorConfig:
+    """Config of :class:`FrameStackStepProcessor`.
+
+    Example:
+        >>> FrameStackStepProcessorConfig(n_steps=3, gamma=0.99).build().n_steps
+        3
+    """
+
+    n_steps: int = attrs.field(default=1, validator=[attrs.validators.ge(1), attrs.validators.le(255)])
+    """In env steps: how many rewards each transition sums before bootstrapping (at most 255)."""
+    gamma: float = attrs.field(default=0.99, validator=_gamma_validator)
+    """Unitless, per env step: the discount factor (each transition's discount is ``gamma^k``)."""
+
+    def build(self) -> FrameStackStepProcessor:
+        """Builds the step processor."""
+        return FrameStackStepProcessor(self.n_steps, self.gamma)

@@ -5,6 +5,7 @@ hand-computed values), agent (networks, optimisers, targets, ``opt``). They are 
 
 from border_py.agents.awac import Awac, AwacConfig
 from border_py.agents.bc import Bc, BcConfig
+from border_py.agents.cnn import NatureCnn, NatureCnnConfig
 from border_py.agents.dqn import Dqn, DqnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.iql import Iql, IqlConfig
@@ -26,6 +27,8 @@ __all__ = [
     "IqlConfig",
     "Iqn",
     "IqnConfig",
+    "NatureCnn",
+    "NatureCnnConfig",
     "Ppo",
     "PpoConfig",
     "Sac",

@@ -8,6 +8,7 @@ A subclass gives the network (:meth:`ValueBasedAgent.__init__` takes it), the pe
 from __future__ import annotations
 
 import copy
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,6 +42,24 @@ from border_py.agents.toolkit import (
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
+
+
+def observation_shape(
+    obs_dim: int, obs_shape: tuple[int, ...] | None, encoder: object | None
+) -> tuple[int, ...]:
+    """The shape the network takes one observation in: ``obs_shape`` (required with an ``encoder``, and
+    of ``obs_dim`` elements) or ``(obs_dim,)``.
+
+    Raises:
+        ValueError: an encoder without ``obs_shape``, or an ``obs_shape`` of another size than ``obs_dim``.
+    """
+    if obs_shape is None:
+        if encoder is not None:
+            raise ValueError("an agent with an encoder needs obs_shape (e.g. (4, 84, 84))")
+        return (obs_dim,)
+    if math.prod(obs_shape) != obs_dim:
+        raise ValueError(f"obs_shape {obs_shape} does not hold obs_dim = {obs_dim} elements")
+    return tuple(obs_shape)
 
 
 class ValueBasedConfig(Protocol):
@@ -78,6 +97,7 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         config: the shared hyperparameters.
         net: the online network, already on ``device`` (built by the subclass, seeded).
         n_actions: number of discrete actions.
+        obs_shape: the shape of one observation (``(obs_dim,)`` for an MLP).
         device: where the networks live.
         seed: seeds the explorer.
         name: the agent's name in error messages (``DQN``).
@@ -89,12 +109,14 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         config: ValueBasedConfig,
         net: N,
         n_actions: int,
+        obs_shape: tuple[int, ...],
         device: torch.device,
         seed: int,
         name: str,
         files: tuple[str, str],
     ) -> None:
         self.n_actions = n_actions
+        self.obs_shape = obs_shape
         self.device = device
         self._config = config
         self._name, self._files = name, files
@@ -114,7 +136,7 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
 
     @abstractmethod
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
-        """The values ``(n, n_actions)`` the greedy action maximises, for observations ``(n, obs_dim)``."""
+        """The values ``(n, n_actions)`` the greedy action maximises, for observations ``(n, *obs_shape)``."""
 
     @abstractmethod
     def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -123,7 +145,9 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
 
     def _values_of(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
         with torch.inference_mode():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
+            # Frames cross to the device as uint8 (a quarter of the bytes); the network scales them.
+            dtype = torch.uint8 if isinstance(obs, np.ndarray) and obs.dtype == np.uint8 else torch.float32
+            x = torch.as_tensor(obs, dtype=dtype, device=self.device).reshape(n, *self.obs_shape)
             return self._action_values(x)
 
     def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:

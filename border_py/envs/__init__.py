@@ -1,6 +1,17 @@
 """Environment adapters."""
 
+from border_py.envs.atari import AtariEnv, AtariEnvConfig, Frames
 from border_py.envs.gym_vector import GymVecEnv, GymVecEnvConfig
 from border_py.envs.gymnasium import Act, GymEnv, GymEnvConfig, Obs
 
-__all__ = ["Act", "GymEnv", "GymEnvConfig", "GymVecEnv", "GymVecEnvConfig", "Obs"]
+__all__ = [
+    "Act",
+    "AtariEnv",
+    "AtariEnvConfig",
+    "Frames",
+    "GymEnv",
+    "GymEnvConfig",
+    "GymVecEnv",
+    "GymVecEnvConfig",
+    "Obs",
+]

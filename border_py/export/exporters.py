@@ -32,6 +32,11 @@ Exportable = Dqn | Iqn | Sac
 def _check(agent: object) -> None:
     if not isinstance(agent, Dqn | Iqn | Sac):
         raise TypeError(f"export supports Dqn, Iqn and Sac agents, got {type(agent).__name__}")
+    if isinstance(agent, Dqn | Iqn) and agent.config.encoder is not None:
+        raise ValueError(
+            "export supports MLP policies; this agent has a CNN encoder (its checkpoint is the model: "
+            "load it with the agent's load_params)"
+        )
     if isinstance(agent, Iqn) and not isinstance(agent.config.act_taus, EvenTaus | FixedTaus):
         raise ValueError(
             "an IQN policy is exported with deterministic fractions: set act_taus to EvenTaus or FixedTaus "

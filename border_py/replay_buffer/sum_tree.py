@@ -35,7 +35,8 @@ def _update_kernel(
     for j in range(n):
         node = indices[j] + size
         sums[node] = values[j]
-        mins[node] = values[j]
+        # A zero leaf is never sampled: it takes no part in the minimum.
+        mins[node] = values[j] if values[j] > 0.0 else np.inf
         # The next leaf's ancestor at the current height; 0, never a node, after the last leaf.
         next_node = indices[j + 1] + size if j + 1 < n else 0
         node >>= 1
@@ -139,7 +140,7 @@ class SumTree:
             return
         nodes = indices + self._size
         self._sum[nodes] = values
-        self._min[nodes] = values
+        self._min[nodes] = np.where(values > 0.0, values, np.inf)
         # Level by level up to the root. A node shared by several updated leaves is written once per leaf,
         # always with the same value (its children are final by then): cheaper than deduplicating.
         for _ in range(self._depth):
@@ -157,7 +158,8 @@ class SumTree:
         return float(self._sum[1])
 
     def min(self) -> float:
-        """The smallest leaf set so far (+inf when none is set)."""
+        """The smallest positive leaf (+inf when none is): a zero leaf is never sampled, so it never sets the
+        scale of importance weights."""
         return float(self._min[1])
 
     def find(self, prefix_sums: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:

@@ -1,5 +1,5 @@
-"""The item a :class:`~border_py.step_processor.SimpleStepProcessor` emits and the batch a
-:class:`~border_py.replay_buffer.SimpleReplayBuffer` returns."""
+"""The items step processors emit (:class:`Transition`, :class:`FrameTransition` for frame stacks) and the
+batch the replay buffers return (:class:`TransitionBatch`)."""
 
 from __future__ import annotations
 
@@ -46,9 +46,9 @@ class TransitionBatch:
     ``eq=False``: attrs' generated ``__eq__`` would compare tensors with ``and``.
 
     Attributes:
-        obs: observations, float32.
+        obs: observations, float32 (uint8 for frames, which the agent's network scales).
         act: actions (int64 for discrete spaces).
-        next_obs: next observations, float32.
+        next_obs: next observations, of ``obs``'s dtype.
         reward: rewards, float32, shape ``(batch,)``.
         is_terminated: 1.0 where the episode terminated, float32, shape ``(batch,)``.
         is_truncated: 1.0 where the episode was truncated, float32, shape ``(batch,)``.
@@ -86,3 +86,39 @@ class TransitionBatch:
             ix_sample=self.ix_sample,
             weight=None if self.weight is None else self.weight.to(device),
         )
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class FrameTransition:
+    """One (possibly n-step) transition of a frame-stacked observation, as a
+    :class:`~border_py.step_processor.FrameStackStepProcessor` emits it: only the newest frame of ``obs``,
+    so that a :class:`~border_py.replay_buffer.FrameReplayBuffer` stores each frame once and rebuilds the
+    stacks ``obs`` and ``next_obs`` when it samples.
+
+    The items of one episode arrive in order, one per env step, and ``next_obs`` is located by offset: the
+    observation ``next_offset`` items later in the same episode, or, for the last ``next_offset`` items of an
+    ended episode, its final observation, whose newest frame the episode's last item carries
+    (``final_frame``). Frames before an episode's first observation are zeros in a stack.
+
+    Attributes:
+        frame: the newest frame of ``obs``, uint8 ``(height, width)``.
+        act: the action taken in ``obs``.
+        reward: the discounted sum of the rewards up to ``next_obs``.
+        is_terminated: the episode terminated at ``next_obs``: no bootstrap.
+        is_truncated: the episode was cut at ``next_obs``: bootstrap from it.
+        discount: the bootstrap discount ``gamma^k`` for the ``k`` rewards summed.
+        episode_start: ``obs`` is the first observation of an episode.
+        next_offset: ``k >= 1``, how many observations after ``obs`` ``next_obs`` is.
+        final_frame: on the last item of an ended episode, the newest frame of the episode's final
+            observation; ``None`` otherwise.
+    """
+
+    frame: npt.NDArray[np.uint8]
+    act: npt.NDArray[Any]
+    reward: float
+    is_terminated: bool
+    is_truncated: bool
+    discount: float
+    episode_start: bool
+    next_offset: int
+    final_frame: npt.NDArray[np.uint8] | None = None

@@ -9,7 +9,7 @@ from border_py.agents.dqn.config import DqnConfig
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
 from border_py.agents.toolkit import torch_device
-from border_py.agents.value_based import ValueBasedAgent
+from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.replay_buffer.transition import TransitionBatch
 
 
@@ -26,9 +26,11 @@ class Dqn(ValueBasedAgent[QNetwork]):
         obs_dim: size of a (flat) observation.
         n_actions: number of discrete actions.
         seed: seeds network initialisation and the explorer.
+        obs_shape: the shape of one observation, e.g. ``(4, 84, 84)``: required with ``config.encoder``.
 
     Raises:
-        ValueError: ``config.device`` does not exist on this machine.
+        ValueError: ``config.device`` does not exist on this machine, or ``obs_shape`` is missing or of
+            another size than ``obs_dim``.
 
     Example:
         >>> import numpy as np
@@ -37,14 +39,23 @@ class Dqn(ValueBasedAgent[QNetwork]):
         True
     """
 
-    def __init__(self, config: DqnConfig, obs_dim: int, n_actions: int, seed: int) -> None:
+    def __init__(
+        self,
+        config: DqnConfig,
+        obs_dim: int,
+        n_actions: int,
+        seed: int,
+        obs_shape: tuple[int, ...] | None = None,
+    ) -> None:
         self.config = config
         self.obs_dim = obs_dim
+        shape = observation_shape(obs_dim, obs_shape, config.encoder)
         device = torch_device(config.device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            net = QNetwork(obs_dim, n_actions, config.hidden, config.dueling).to(device)
-        super().__init__(config, net, n_actions, device, seed, "DQN", ("qnet.pt", "qnet_tgt.pt"))
+            encoder = None if config.encoder is None else config.encoder.build(shape)
+            net = QNetwork(obs_dim, n_actions, config.hidden, config.dueling, encoder).to(device)
+        super().__init__(config, net, n_actions, shape, device, seed, "DQN", ("qnet.pt", "qnet_tgt.pt"))
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.net(obs)

@@ -6,6 +6,7 @@ from typing import Literal
 
 import attrs
 
+from border_py.agents.cnn import NatureCnnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.toolkit import device_name
 from border_py.config import layer_sizes, positive_finite
@@ -47,5 +48,8 @@ class DqnConfig:
     """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
     explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
     """How actions are explored in train mode."""
+    encoder: NatureCnnConfig | None = None
+    """Pixel observations: the Nature CNN, whose features the ``hidden`` layers take; ``None``: the
+    (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""

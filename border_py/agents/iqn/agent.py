@@ -11,7 +11,7 @@ from border_py.agents.iqn.config import IqnConfig, TauSampling
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
 from border_py.agents.toolkit import torch_device
-from border_py.agents.value_based import ValueBasedAgent
+from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.replay_buffer.transition import TransitionBatch
 
 
@@ -37,9 +37,11 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
         obs_dim: size of a (flat) observation.
         n_actions: number of discrete actions.
         seed: seeds network initialisation, the explorer and fraction sampling.
+        obs_shape: the shape of one observation, e.g. ``(4, 84, 84)``: required with ``config.encoder``.
 
     Raises:
-        ValueError: ``config.device`` does not exist on this machine.
+        ValueError: ``config.device`` does not exist on this machine, or ``obs_shape`` is missing or of
+            another size than ``obs_dim``.
 
     Example:
         >>> import numpy as np
@@ -48,17 +50,27 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
         True
     """
 
-    def __init__(self, config: IqnConfig, obs_dim: int, n_actions: int, seed: int) -> None:
+    def __init__(
+        self,
+        config: IqnConfig,
+        obs_dim: int,
+        n_actions: int,
+        seed: int,
+        obs_shape: tuple[int, ...] | None = None,
+    ) -> None:
         self.config = config
         self.obs_dim = obs_dim
+        shape = observation_shape(obs_dim, obs_shape, config.encoder)
         device = torch_device(config.device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            net = IqnNetwork(
-                obs_dim, n_actions, config.hidden, config.embed_dim, config.n_cos, config.head_hidden
-            ).to(device)
+            encoder = None if config.encoder is None else config.encoder.build(shape)
+            c = config
+            net = IqnNetwork(obs_dim, n_actions, c.hidden, c.embed_dim, c.n_cos, c.head_hidden, encoder).to(
+                device
+            )
         self.generator = torch.Generator(device).manual_seed(seed)
-        super().__init__(config, net, n_actions, device, seed, "IQN", ("iqn.pt", "iqn_tgt.pt"))
+        super().__init__(config, net, n_actions, shape, device, seed, "IQN", ("iqn.pt", "iqn_tgt.pt"))
 
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)

@@ -6,9 +6,10 @@ from typing import Literal
 
 import attrs
 
+from border_py.agents.cnn import NatureCnnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.toolkit import device_name
-from border_py.config import layer_sizes, positive_finite
+from border_py.config import layer_sizes, positive_finite, unit_counts
 
 
 def _fractions(
@@ -63,8 +64,9 @@ class IqnConfig:
         UniformTaus(kind='uniform', n=8)
     """
 
-    hidden: tuple[int, ...] = attrs.field(default=(128,), validator=layer_sizes)
-    """In units: hidden layers of ``psi`` (observation features) before its ``embed_dim`` output."""
+    hidden: tuple[int, ...] = attrs.field(default=(128,), validator=unit_counts)
+    """In units: hidden layers of ``psi`` (observation features) before its ``embed_dim`` output; none
+    makes ``psi`` one linear layer (on the CNN's features, with an ``encoder``)."""
     embed_dim: int = attrs.field(default=128, validator=attrs.validators.gt(0))
     """In units: the size of the state and quantile embeddings that are multiplied."""
     n_cos: int = attrs.field(default=64, validator=attrs.validators.gt(0))
@@ -94,5 +96,8 @@ class IqnConfig:
     """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
     explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
     """How actions are explored in train mode (on the mean over ``act_taus`` quantiles)."""
+    encoder: NatureCnnConfig | None = None
+    """Pixel observations: the Nature CNN, whose features the ``hidden`` layers take; ``None``: the
+    (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""

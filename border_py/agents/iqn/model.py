@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from border_py.agents.cnn import NatureCnn
 from border_py.agents.iqn.config import EvenTaus, FixedTaus, TauSampling
 from border_py.agents.toolkit import mlp
 
@@ -34,7 +35,8 @@ class IqnNetwork(nn.Module):
 
     ``psi(s)`` (an MLP with a ReLU output) is multiplied elementwise by the cosine embedding
     ``phi(tau) = ReLU(W cos(pi i tau) + b)``, ``i = 0 .. n_cos - 1`` (Dabney et al., 2018), and a head MLP
-    maps the product to one quantile per action.
+    maps the product to one quantile per action. With an ``encoder`` (the Nature CNN), ``psi`` runs on its
+    features: pixel observations ``(batch, *obs_shape)``.
 
     Example:
         >>> net = IqnNetwork(4, 2, hidden=(8,), embed_dim=8, n_cos=16, head_hidden=(8,))
@@ -52,9 +54,12 @@ class IqnNetwork(nn.Module):
         embed_dim: int,
         n_cos: int,
         head_hidden: Sequence[int],
+        encoder: NatureCnn | None = None,
     ) -> None:
         super().__init__()
-        self.psi = nn.Sequential(*mlp(obs_dim, embed_dim, hidden), nn.ReLU())
+        in_dim = obs_dim if encoder is None else encoder.out_features
+        psi = nn.Sequential(*mlp(in_dim, embed_dim, hidden), nn.ReLU())
+        self.psi = psi if encoder is None else nn.Sequential(encoder, *psi)
         self.phi = nn.Sequential(nn.Linear(n_cos, embed_dim), nn.ReLU())
         self.head = mlp(embed_dim, n_actions, head_hidden)
         self.register_buffer("_pi_i", math.pi * torch.arange(n_cos, dtype=torch.float32), persistent=False)

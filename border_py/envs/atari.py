@@ -1,0 +1,222 @@
+"""``AtariEnv``: an Atari game of the Arcade Learning Environment behind the :class:`~border_py.base.Env`
+protocol, with DeepMind's preprocessing, observations uint8 end to end.
+
+It runs ale-py's own vector env (``ale_py.vector_env.AtariVectorEnv``, one sub-env) rather than
+Gymnasium's ``AtariPreprocessing`` and ``FrameStackObservation`` wrappers: measured here with random
+actions on Pong, 2,050 env steps per second against 1,630 (``benchmarks/RESULTS.md``). ale-py comes with
+the ``atari`` extra (``pip install border_py[atari]``), and ships the game ROMs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+
+from border_py.base.step import Step
+from border_py.envs.gymnasium import Act, SpaceInfo, checked_action
+from border_py.record import Record
+
+Frames = npt.NDArray[np.uint8]
+"""Atari observations: ``(stack, 84, 84)`` uint8 frame stacks, the newest frame last."""
+
+_NO_RECORD = Record()
+
+
+@attrs.frozen(kw_only=True)
+class AtariEnvConfig:
+    """Config of :class:`AtariEnv`: DeepMind's Atari preprocessing (Mnih et al., 2015; Machado et al.,
+    2018), as ale-py implements it.
+
+    Each env step repeats the action for ``frame_skip`` frames and max-pools the last two, converts to
+    84x84 grayscale and stacks the last ``stack`` of those; an episode starts with up to ``noop_max`` no-op
+    steps. Frames before an episode's first observation are zeros.
+
+    Example:
+        >>> AtariEnvConfig(game="breakout").evaluation().reward_clipping
+        False
+    """
+
+    game: str = attrs.field(default="pong", validator=attrs.validators.min_len(1))
+    """The ALE game, in ale-py's snake case (``pong``, ``breakout``, ``space_invaders``)."""
+    frame_skip: int = attrs.field(default=4, validator=attrs.validators.gt(0))
+    """In emulator frames per env step: each action is repeated this often."""
+    stack: int = attrs.field(default=4, validator=attrs.validators.gt(0))
+    """In frames: how many preprocessed frames one observation stacks."""
+    noop_max: int = attrs.field(default=30, validator=attrs.validators.ge(0))
+    """In env steps: the most no-op actions taken at an episode's start (a random number up to this)."""
+    max_episode_frames: int = attrs.field(default=108_000, validator=attrs.validators.gt(0))
+    """In emulator frames: truncate an episode after this many (108,000 frames = 30 minutes of play)."""
+    repeat_action_probability: float = attrs.field(
+        default=0.0, validator=[attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+    )
+    """Unitless: sticky actions, the chance that the emulator repeats the previous action (0.25 in
+    Machado et al.'s protocol; 0 in DQN Zoo's)."""
+    episodic_life: bool = False
+    """Terminate the episode when a life is lost (for training). ale-py then restarts the game rather than
+    continuing it with one life fewer (measured with ale-py 0.12 on Breakout)."""
+    reward_clipping: bool = True
+    """Learn from ``sign(reward)``; the ``env/episode_return`` record keeps the game's own score."""
+    full_action_space: bool = False
+    """All 18 actions instead of the game's minimal set."""
+
+    def evaluation(self) -> AtariEnvConfig:
+        """This config for evaluation: whole games (no episodic life) and raw rewards."""
+        return attrs.evolve(self, episodic_life=False, reward_clipping=False)
+
+    def build(self, seed: int) -> AtariEnv:
+        """Makes the env; its first reset and its action space are seeded with ``seed``.
+
+        Raises:
+            ImportError: ale-py is not installed (the ``atari`` extra).
+            ValueError: ale-py does not know ``game``.
+        """
+        return AtariEnv(self, seed)
+
+
+class AtariEnv(SpaceInfo):
+    """An Atari game with uint8 frame-stack observations, terminated and truncated kept apart, automatic
+    reset at an episode end and records of each episode's score and length.
+
+    Training episodes after the first continue ale-py's own random state, which cannot be saved: a run
+    resumed in mid-episode starts a new episode (with a
+    :class:`~border_py.trainer.sampler.ResumeWarning`), while the agent, the buffer and the counters
+    resume exactly. Evaluation episode ``i`` is reset with seed ``i``, so it is the same every time.
+
+    Args:
+        config: which game and how.
+        seed: seeds the first reset and the action space.
+    """
+
+    def __init__(self, config: AtariEnvConfig, seed: int) -> None:
+        try:
+            from ale_py.vector_env import AtariVectorEnv
+        except ImportError as exc:
+            raise ImportError("Atari envs need ale-py: pip install 'border_py[atari]'") from exc
+        self.config = config
+        self.seed = seed
+        self.name = f"atari:{config.game}"
+        try:
+            self.env: Any = AtariVectorEnv(
+                config.game,
+                num_envs=1,
+                num_threads=1,
+                frameskip=config.frame_skip,
+                stack_num=config.stack,
+                noop_max=config.noop_max,
+                max_num_frames_per_episode=config.max_episode_frames,
+                repeat_action_probability=config.repeat_action_probability,
+                episodic_life=config.episodic_life,
+                reward_clipping=False,  # clipped here, so that the records keep the game's score
+                full_action_space=config.full_action_space,
+                autoreset_mode="SameStep",
+            )
+        except (RuntimeError, ValueError) as exc:
+            raise ValueError(f"atari game {config.game!r}: {exc}") from exc
+        self.action_space: gym.Space[Any] = self.env.single_action_space
+        self.observation_space: gym.Space[Any] = self.env.single_observation_space
+        self.action_space.seed(seed)
+        self._obs_shape = tuple(self.observation_space.shape or ())
+        self._seeded = False
+        self._env_steps = 0
+        self._episode_seed: int | None = None
+        self._episode_start_steps = 0
+        self._episode_return = 0.0
+        self._episode_length = 0
+
+    def _obs(self, batch: Any) -> Frames:
+        obs: Frames = batch[0]
+        if obs.shape != self._obs_shape or obs.dtype != np.uint8:
+            raise ValueError(
+                f"{self.name}: observation at env step {self._env_steps} is {obs.dtype} {obs.shape}, the "
+                f"observation space declares uint8 {self._obs_shape}"
+            )
+        return obs
+
+    def _start(self, obs: Any, seed: int | None) -> Frames:
+        self._episode_seed, self._episode_start_steps = seed, self._env_steps
+        self._episode_return, self._episode_length = 0.0, 0
+        return self._obs(obs)
+
+    def _reset(self, seed: int | None) -> Frames:
+        obs, _ = self.env.reset(seed=seed)
+        return self._start(obs, seed)
+
+    def reset(self) -> Frames:
+        """Starts an episode; the first call is seeded with the build seed, later ones continue ale-py's
+        random state."""
+        seed = None if self._seeded else self.seed
+        self._seeded = True
+        return self._reset(seed)
+
+    def reset_with_index(self, ix: int) -> Frames:
+        """Starts evaluation episode ``ix`` by resetting with seed ``ix``: the same episode every time."""
+        self._seeded = True
+        return self._reset(ix)
+
+    def step(self, act: Act) -> tuple[Step[Frames, Act], Record]:
+        """Steps the game; at an episode end it has reset itself, and the next episode's first observation
+        is ``init_obs``.
+
+        Raises:
+            ValueError: ``act`` is not one of the game's actions.
+        """
+        a = checked_action(self.action_space, act, self.name, clip=False)
+        obs, rewards, terminated, truncated, info = self.env.step(np.array([a]))
+        self._env_steps += 1
+        reward = float(rewards[0])
+        self._episode_return += reward
+        self._episode_length += 1
+        if self.config.reward_clipping:
+            reward = float(np.sign(reward))
+        done = bool(terminated[0] or truncated[0])
+        record, init_obs = _NO_RECORD, None
+        if done:
+            record = Record(
+                {"env/episode_return": self._episode_return, "env/episode_length": self._episode_length}
+            )
+            init_obs = self._start(obs, None)
+            obs = info["final_obs"]
+        step = Step(
+            act=act,
+            obs=self._obs(obs),
+            reward=reward,
+            is_terminated=bool(terminated[0]),
+            is_truncated=bool(truncated[0]),
+            info={},
+            init_obs=init_obs,
+        )
+        return step, record
+
+    def episode_start_state(self) -> dict[str, Any]:
+        """The seed of the current episode's reset (``None`` when ale-py's random state started it), the
+        env step count at its start and the action space's RNG state."""
+        action_rng = self.action_space.np_random.bit_generator.state
+        return {
+            "seed": self._episode_seed,
+            "env_steps": self._episode_start_steps,
+            "action_space": action_rng,
+        }
+
+    def restore_episode_start(self, state: dict[str, Any]) -> None:
+        """Makes the next ``reset`` start the episode of ``state`` again when it was seeded; otherwise the
+        next ``reset`` starts a new one (and the sampler's replay check says so).
+
+        Raises:
+            ValueError: ``state`` is not what :meth:`episode_start_state` returns.
+        """
+        try:
+            seed, env_steps = state["seed"], int(state["env_steps"])
+            self.action_space.np_random.bit_generator.state = state["action_space"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{self.name}: not a saved episode start: {exc!r}") from exc
+        self.seed = self.seed if seed is None else int(seed)
+        self._seeded = seed is None
+        self._env_steps = env_steps
+
+    def close(self) -> None:
+        """Closes the emulator."""
+        self.env.close()

@@ -1,0 +1,120 @@
+"""DQN and IQN on pixels: the Nature CNN scales uint8 frames itself, the shapes are checked, and both learn a
+pixel task through the whole path (Trainer, FrameStackStepProcessor, FrameReplayBuffer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from border_py import (
+    DefaultEvaluatorConfig,
+    FrameReplayBufferConfig,
+    FrameStackStepProcessorConfig,
+    NullRecorder,
+    Trainer,
+    TrainerConfig,
+)
+from border_py.agents import (
+    Dqn,
+    DqnConfig,
+    EpsilonGreedyConfig,
+    Iqn,
+    IqnConfig,
+    NatureCnn,
+    NatureCnnConfig,
+    UniformTaus,
+)
+from border_py.testing.pixels import PixelBanditEnvConfig
+
+
+def test_nature_cnn_scales_uint8_frames_on_its_own() -> None:
+    cnn = NatureCnn((4, 36, 36))
+    frames = torch.randint(0, 256, (3, 4, 36, 36), dtype=torch.uint8)
+    assert cnn(frames).shape == (3, cnn.out_features)
+    assert torch.allclose(cnn(frames), cnn(frames.float() / 255.0))
+
+
+def test_nature_cnn_refuses_shapes_it_cannot_take() -> None:
+    with pytest.raises(ValueError, match="channels, height, width"):
+        NatureCnnConfig().build((84, 84))
+    with pytest.raises(ValueError, match="too small"):
+        NatureCnnConfig().build((4, 20, 20))
+
+
+def test_an_encoder_needs_a_matching_obs_shape() -> None:
+    config = DqnConfig(encoder=NatureCnnConfig(), hidden=(8,))
+    with pytest.raises(ValueError, match="needs obs_shape"):
+        Dqn(config, obs_dim=4 * 36 * 36, n_actions=2, seed=0)
+    with pytest.raises(ValueError, match="does not hold obs_dim"):
+        Dqn(config, obs_dim=5, n_actions=2, seed=0, obs_shape=(4, 36, 36))
+
+
+def test_greedy_action_on_uint8_frames_equals_the_network_on_scaled_floats() -> None:
+    config = DqnConfig(encoder=NatureCnnConfig(), hidden=(16,))
+    agent = Dqn(config, obs_dim=4 * 36 * 36, n_actions=3, seed=0, obs_shape=(4, 36, 36))
+    agent.eval()
+    obs = np.random.default_rng(0).integers(0, 256, (4, 36, 36)).astype(np.uint8)
+    expected = agent.net(torch.from_numpy(obs).float()[None] / 255.0).argmax(1).item()
+    assert int(agent.sample(obs)) == expected
+    assert [int(a) for a in agent.sample_batch([obs, obs])] == [expected, expected]
+
+
+def _train_on_pixels(agent: Dqn | Iqn, tmp_path: Path) -> float:
+    env = PixelBanditEnvConfig()
+    trainer = Trainer(
+        TrainerConfig(
+            max_opts=600,
+            opt_interval=1,
+            warmup_period=100,
+            eval_interval=100,
+            record_interval=100,
+            save_interval=None,
+            model_dir=str(tmp_path),
+            seed=0,
+        ),
+        env,
+        FrameStackStepProcessorConfig(n_steps=1, gamma=0.9),
+        FrameReplayBufferConfig(capacity=2_000, stack=4),
+    )
+    evaluator = DefaultEvaluatorConfig(n_episodes=5).build(env.build(seed=1))
+    return trainer.train(agent, NullRecorder(), evaluator).best_score
+
+
+_EXPLORER = EpsilonGreedyConfig(eps_start=1.0, eps_final=0.05, final_step=300)
+
+
+@pytest.mark.functional
+def test_dqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
+    """A random policy scores 5 of 10; the greedy one reads the newest frame and scores 10."""
+    config = DqnConfig(
+        encoder=NatureCnnConfig(),
+        hidden=(64,),
+        batch_size=32,
+        lr=5e-4,
+        target_update_interval=50,
+        explorer=_EXPLORER,
+    )
+    agent = Dqn(config, obs_dim=4 * 36 * 36, n_actions=2, seed=0, obs_shape=(4, 36, 36))
+    assert _train_on_pixels(agent, tmp_path) >= 9.0
+
+
+@pytest.mark.functional
+def test_iqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
+    config = IqnConfig(
+        encoder=NatureCnnConfig(),
+        hidden=(),
+        embed_dim=64,
+        n_cos=16,
+        head_hidden=(64,),
+        batch_size=32,
+        lr=5e-4,
+        target_update_interval=50,
+        pred_taus=UniformTaus(n=8),
+        target_taus=UniformTaus(n=8),
+        explorer=_EXPLORER,
+    )
+    agent = Iqn(config, obs_dim=4 * 36 * 36, n_actions=2, seed=0, obs_shape=(4, 36, 36))
+    assert _train_on_pixels(agent, tmp_path) >= 9.0
