@@ -594,6 +594,31 @@ def _resolve_config(args: argparse.Namespace, default: C) -> tuple[C, str]:
         return with_trainer(config, **changes), source
 
 
+def split_env_flag(argv: list[str] | None) -> tuple[str | None, list[str]]:
+    """``--env NAME`` taken out of ``argv`` (the command line when ``None``): an example whose env can be
+    chosen applies it to its built-in config before :func:`run_example` reads the other flags.
+
+    Raises:
+        SystemExit: ``--env`` without a name, or with ``--config`` (a YAML config names its own env).
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--env")
+    parser.add_argument("--config")
+    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    rest = list(sys.argv[1:] if argv is None else argv)
+    if known.env is None:
+        return None, rest
+    if known.config is not None:
+        parser.error("--env picks the env of the built-in config; a --config file names its own")
+    i = (
+        rest.index("--env")
+        if "--env" in rest
+        else next(k for k, a in enumerate(rest) if a.startswith("--env="))
+    )
+    del rest[i : i + (1 if rest[i].startswith("--env=") else 2)]
+    return known.env, rest
+
+
 def run_example(
     argv: list[str] | None,
     doc: str | None,

@@ -69,6 +69,8 @@ class ValueBasedConfig(Protocol):
     @property
     def lr(self) -> float: ...
     @property
+    def adam_eps(self) -> float: ...
+    @property
     def batch_size(self) -> int: ...
     @property
     def tau(self) -> float: ...
@@ -125,7 +127,7 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         # Made once: module.parameters() walks the module tree on every call.
         self._online_params: list[torch.Tensor] = list(self.net.parameters())
         self._tgt_params: list[torch.Tensor] = list(self.net_tgt.parameters())
-        self.optimizer = adam(self._online_params, config.lr)
+        self.optimizer = adam(self._online_params, config.lr, config.adam_eps)
         self.explorer = build_explorer(config.explorer, seed)
         self.opt_steps = 0
 

@@ -93,29 +93,32 @@ class AtariEnv(SpaceInfo):
 
     def __init__(self, config: AtariEnvConfig, seed: int) -> None:
         try:
+            from ale_py import roms
             from ale_py.vector_env import AtariVectorEnv
         except ImportError as exc:
             raise ImportError("Atari envs need ale-py: pip install 'border_py[atari]'") from exc
+        if config.game not in roms.get_all_rom_ids():
+            raise ValueError(
+                f"atari game {config.game!r} is not one of ale-py's games (snake case, e.g. 'pong', "
+                "'ms_pacman', 'space_invaders')"
+            )
         self.config = config
         self.seed = seed
         self.name = f"atari:{config.game}"
-        try:
-            self.env: Any = AtariVectorEnv(
-                config.game,
-                num_envs=1,
-                num_threads=1,
-                frameskip=config.frame_skip,
-                stack_num=config.stack,
-                noop_max=config.noop_max,
-                max_num_frames_per_episode=config.max_episode_frames,
-                repeat_action_probability=config.repeat_action_probability,
-                episodic_life=config.episodic_life,
-                reward_clipping=False,  # clipped here, so that the records keep the game's score
-                full_action_space=config.full_action_space,
-                autoreset_mode="SameStep",
-            )
-        except (RuntimeError, ValueError) as exc:
-            raise ValueError(f"atari game {config.game!r}: {exc}") from exc
+        self.env: Any = AtariVectorEnv(
+            config.game,
+            num_envs=1,
+            num_threads=1,
+            frameskip=config.frame_skip,
+            stack_num=config.stack,
+            noop_max=config.noop_max,
+            max_num_frames_per_episode=config.max_episode_frames,
+            repeat_action_probability=config.repeat_action_probability,
+            episodic_life=config.episodic_life,
+            reward_clipping=False,  # clipped here, so that the records keep the game's score
+            full_action_space=config.full_action_space,
+            autoreset_mode="SameStep",
+        )
         self.action_space: gym.Space[Any] = self.env.single_action_space
         self.observation_space: gym.Space[Any] = self.env.single_observation_space
         self.action_space.seed(seed)

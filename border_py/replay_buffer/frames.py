@@ -108,7 +108,7 @@ class FrameReplayBuffer:
         return self.config.capacity
 
     def _columns(self) -> dict[str, npt.NDArray[Any]]:
-        """Every per-slot array by name (the frames and actions once allocated), as a checkpoint holds them."""
+        """Every per-slot array by name (frames and actions once allocated), as a checkpoint holds them."""
         arrays = {"frames": self._frames, "act": self._act, "scalars": self._scalars, "back": self._back}
         arrays |= {"offset": self._offset, "valid": self._valid, "is_item": self._is_item}
         return {name: a for name, a in arrays.items() if a is not None}

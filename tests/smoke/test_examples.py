@@ -13,8 +13,10 @@ import pytest
 from border_py import RolloutBufferConfig, load_yaml, save_yaml
 from border_py.checkpoint import load_meta
 from examples import (
+    dqn_atari,
     dqn_cartpole,
     dqn_cartpole_async,
+    iqn_atari,
     iqn_cartpole,
     ppo_cartpole,
     ppo_mujoco,
@@ -23,8 +25,19 @@ from examples import (
     sac_pendulum,
     sac_pendulum_async,
 )
+from examples.harness import split_env_flag
 
-EXAMPLES = [dqn_cartpole, iqn_cartpole, sac_pendulum, sac_mujoco, ppo_cartpole, ppo_pendulum, ppo_mujoco]
+EXAMPLES = [
+    dqn_cartpole,
+    iqn_cartpole,
+    sac_pendulum,
+    sac_mujoco,
+    ppo_cartpole,
+    ppo_pendulum,
+    ppo_mujoco,
+    dqn_atari,
+    iqn_atari,
+]
 
 
 def _tiny(config: Any) -> Any:
@@ -47,7 +60,12 @@ def _tiny(config: Any) -> Any:
     return attrs.evolve(
         config,
         trainer=attrs.evolve(
-            config.trainer, warmup_period=100, eval_interval=20, save_interval=20, record_interval=10
+            config.trainer,
+            warmup_period=100,
+            eval_interval=20,
+            save_interval=20,
+            record_interval=10,
+            keep_checkpoints=None,
         ),
         replay_buffer=attrs.evolve(config.replay_buffer, capacity=1_000),
         agent=attrs.evolve(config.agent, batch_size=32),
@@ -122,3 +140,28 @@ def test_shipped_yaml_config_equals_the_example_defaults(example: ModuleType) ->
     name = example.__name__.split(".")[-1]
     shipped = Path(__file__).parents[2] / "examples" / "configs" / f"{name}.yaml"
     assert load_yaml(example.Config, shipped) == example.Config()
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("example", [dqn_atari, iqn_atari], ids=lambda m: m.__name__.split(".")[-1])
+def test_atari_examples_take_any_game_with_env(
+    example: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--env breakout`` picks Breakout; ``--env`` with a ``--config`` file, and an unknown game, are
+    refused before anything is written."""
+    assert split_env_flag(["--train", "--env", "breakout", "--seed", "1"]) == (
+        "breakout",
+        ["--train", "--seed", "1"],
+    )
+    assert split_env_flag(["--env=breakout"]) == ("breakout", [])
+    model_dir = tmp_path / "run"
+    tiny = _tiny(example.Config())
+    config_path = tmp_path / "tiny.yaml"
+    save_yaml(tiny, config_path)
+    argv = ["--train", "--model-dir", str(model_dir), "--max-opts", "2", "--no-progress"]
+    with pytest.raises(SystemExit):
+        example.main([*argv, "--env", "breakout", "--config", str(config_path)])
+    assert "--env picks the env of the built-in config" in capsys.readouterr().err
+    assert example.main([*argv, "--env=no_such_game"]) == 2
+    assert "no_such_game" in capsys.readouterr().err
+    assert not model_dir.exists() or not (model_dir / "best").exists()

@@ -84,6 +84,8 @@ class IqnConfig:
     """In return units: the Huber threshold of the quantile Huber loss."""
     lr: float = attrs.field(default=1e-3, validator=positive_finite)
     """Adam learning rate."""
+    adam_eps: float = attrs.field(default=1e-8, validator=positive_finite)
+    """Adam's epsilon (the denominator's floor); Dopamine's Atari agents use 1.5e-4 to 3.125e-4."""
     batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
     """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
     tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
