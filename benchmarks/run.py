@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import buffers, dqn, end_to_end, export, offline, ppo, sampling, vector
+from benchmarks import atari, buffers, dqn, end_to_end, export, offline, ppo, sampling, vector
 from benchmarks.common import Row, machine, table
 from border_py.seeding import configure_torch
 
@@ -30,6 +30,7 @@ SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     "ppo": ppo.run,
     "offline": offline.run,
     "export": export.run,
+    "atari": atari.run,
 }
 
 

@@ -227,6 +227,7 @@ class FrameStackStepProcessor:
         self.gamma = gamma
         self._prev_obs: npt.NDArray[np.uint8] | None = None
         self._at_start = True
+        self._stream = 0
         # (newest frame, action, reward, episode_start) of each observation whose transition is pending.
         self._pending: deque[tuple[npt.NDArray[np.uint8], npt.NDArray[Any], float, bool]] = deque()
 
@@ -267,6 +268,7 @@ class FrameStackStepProcessor:
             episode_start=start,
             next_offset=offset,
             final_frame=step.obs[-1] if final else None,
+            stream=self._stream,
         )
 
     def process(self, step: Step[npt.NDArray[np.uint8], npt.NDArray[Any]]) -> list[FrameTransition]:
@@ -286,6 +288,8 @@ class FrameStackStepProcessor:
                 "the env does not stack frames as the frame replay buffer rebuilds them"
             )
         ended = step.is_done
+        # A vector env's sub-env index (ale-py's info key), so the buffer keeps its items in a lane apart.
+        self._stream = int(step.info.get("env_id", 0)) if step.info else 0
         self._pending.append((obs[-1], np.asarray(step.act), step.reward, self._at_start))
         self._at_start = False
         if ended:

@@ -5,15 +5,15 @@ Train, then evaluate the best model saved during training::
     python -m examples.dqn_atari --train --model-dir runs/dqn_pong
     python -m examples.dqn_atari --eval --model-dir runs/dqn_pong
 
-The defaults follow Dopamine's DQN (``dqn.gin``): a replay of 1,000,000 transitions (about 7 GB: each frame
-is stored once, ``FrameReplayBuffer``), learning from 20,000 env steps on, one opt step on a batch of 32
-every 4 env steps, the target network copied every 8,000 env steps (2,000 opt steps), epsilon from 1 to
-0.01 over the first 250,000 env steps, gamma 0.99, Huber loss. Two differences: Adam (lr 6.25e-5, eps
-1.5e-4, the values Dopamine's Rainbow and its JAX DQN use) instead of RMSProp, as every border_py agent
-learns with Adam; and DQN Zoo's environment protocol (30 no-op starts, no sticky actions). Observations
-are 4 stacked 84x84 grayscale frames, uint8 from the emulator to the network (``AtariEnvConfig``), which
-scales them on its device; rewards are clipped to their sign for learning, and the records keep the
-game's score. Evaluation plays whole games greedily with raw rewards.
+The defaults follow Dopamine's DQN (``dqn.gin``): a replay of 1,000,000 transitions (about 7 GB: each frame is
+stored once, ``FrameReplayBuffer``), learning from 20,000 env steps on, one opt step on a batch of 32 every 4
+env steps (4 games step together: one opt step per step of all 4), the target network copied every 8,000 env
+steps (2,000 opt steps), epsilon from 1 to 0.01 over the first 250,000 env steps, gamma 0.99, Huber loss. Two
+differences: Adam (lr 6.25e-5, eps 1.5e-4, the values Dopamine's Rainbow and its JAX DQN use) instead of
+RMSProp, as every border_py agent learns with Adam; and DQN Zoo's environment protocol (30 no-op starts, no
+sticky actions). Observations are 4 stacked 84x84 grayscale frames, uint8 from the emulator to the network
+(``AtariEnvConfig``), which scales them on its device; rewards are clipped to their sign for learning, and the
+records keep the game's score. Evaluation plays whole games greedily with raw rewards.
 
 A full run is long on a CPU: see the README's Atari section for what was run and measured.
 """
@@ -27,6 +27,7 @@ import attrs
 
 from border_py import (
     AtariEnvConfig,
+    AtariVecEnvConfig,
     DefaultEvaluatorConfig,
     FrameReplayBufferConfig,
     FrameStackStepProcessorConfig,
@@ -49,7 +50,9 @@ from examples.harness import (
 class Config:
     """Everything one run of this example needs."""
 
-    env: AtariEnvConfig = AtariEnvConfig(game="pong")
+    env: AtariVecEnvConfig = AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=4)
+    """4 games stepped together on one core, one forward pass acting for all (``benchmarks/RESULTS.md``:
+    the collection rate)."""
     trainer: TrainerConfig = TrainerConfig(
         max_opts=500_000,
         opt_interval=4,
@@ -64,7 +67,7 @@ class Config:
     )
     """2,000,000 env steps (500,000 opt steps); the buffer is not checkpointed by default (7 GB)."""
     step_processor: FrameStackStepProcessorConfig = FrameStackStepProcessorConfig(n_steps=1, gamma=0.99)
-    replay_buffer: FrameReplayBufferConfig = FrameReplayBufferConfig(capacity=1_000_000, stack=4)
+    replay_buffer: FrameReplayBufferConfig = FrameReplayBufferConfig(capacity=1_000_000, stack=4, streams=4)
     agent: DqnConfig = DqnConfig(
         encoder=NatureCnnConfig(),
         hidden=(512,),
@@ -81,8 +84,8 @@ class Config:
 
     @property
     def eval_env(self) -> AtariEnvConfig:
-        """The evaluation env: whole games, raw rewards."""
-        return self.env.evaluation()
+        """The evaluation env: one game, played whole, with raw rewards."""
+        return self.env.env.evaluation()
 
 
 def make_agent(config: Config, env: AtariEnv) -> Dqn:
@@ -107,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     game, rest = split_env_flag(argv)
     default = Config()
     if game is not None:
-        default = attrs.evolve(default, env=attrs.evolve(default.env, game=game))
+        game_config = attrs.evolve(default.env.env, game=game)
+        default = attrs.evolve(default, env=attrs.evolve(default.env, env=game_config))
     return run_example(rest, __doc__, default, train, evaluate)
 
 

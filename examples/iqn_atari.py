@@ -25,6 +25,7 @@ import attrs
 
 from border_py import (
     AtariEnvConfig,
+    AtariVecEnvConfig,
     DefaultEvaluatorConfig,
     FrameReplayBufferConfig,
     FrameStackStepProcessorConfig,
@@ -47,7 +48,9 @@ from examples.harness import (
 class Config:
     """Everything one run of this example needs."""
 
-    env: AtariEnvConfig = AtariEnvConfig(game="pong")
+    env: AtariVecEnvConfig = AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=4)
+    """4 games stepped together on one core, one forward pass acting for all (``benchmarks/RESULTS.md``:
+    the collection rate)."""
     trainer: TrainerConfig = TrainerConfig(
         max_opts=500_000,
         opt_interval=4,
@@ -62,7 +65,7 @@ class Config:
     )
     """2,000,000 env steps (500,000 opt steps); the buffer is not checkpointed by default (7 GB)."""
     step_processor: FrameStackStepProcessorConfig = FrameStackStepProcessorConfig(n_steps=3, gamma=0.99)
-    replay_buffer: FrameReplayBufferConfig = FrameReplayBufferConfig(capacity=1_000_000, stack=4)
+    replay_buffer: FrameReplayBufferConfig = FrameReplayBufferConfig(capacity=1_000_000, stack=4, streams=4)
     agent: IqnConfig = IqnConfig(
         encoder=NatureCnnConfig(),
         hidden=(),
@@ -85,8 +88,8 @@ class Config:
 
     @property
     def eval_env(self) -> AtariEnvConfig:
-        """The evaluation env: whole games, raw rewards."""
-        return self.env.evaluation()
+        """The evaluation env: one game, played whole, with raw rewards."""
+        return self.env.env.evaluation()
 
 
 def make_agent(config: Config, env: AtariEnv) -> Iqn:
@@ -111,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     game, rest = split_env_flag(argv)
     default = Config()
     if game is not None:
-        default = attrs.evolve(default, env=attrs.evolve(default.env, game=game))
+        game_config = attrs.evolve(default.env.env, game=game)
+        default = attrs.evolve(default, env=attrs.evolve(default.env, env=game_config))
     return run_example(rest, __doc__, default, train, evaluate)
 
 

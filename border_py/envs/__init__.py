@@ -1,6 +1,6 @@
 """Environment adapters."""
 
-from border_py.envs.atari import AtariEnv, AtariEnvConfig, Frames
+from border_py.envs.atari import AtariEnv, AtariEnvConfig, AtariVecEnv, AtariVecEnvConfig, Frames
 from border_py.envs.gym_vector import GymVecEnv, GymVecEnvConfig
 from border_py.envs.gymnasium import Act, GymEnv, GymEnvConfig, Obs
 
@@ -8,6 +8,8 @@ __all__ = [
     "Act",
     "AtariEnv",
     "AtariEnvConfig",
+    "AtariVecEnv",
+    "AtariVecEnvConfig",
     "Frames",
     "GymEnv",
     "GymEnvConfig",

@@ -9,6 +9,7 @@ the ``atari`` extra (``pip install border_py[atari]``), and ships the game ROMs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -77,6 +78,39 @@ class AtariEnvConfig:
         return AtariEnv(self, seed)
 
 
+def _ale_vector_env(config: AtariEnvConfig, num_envs: int) -> Any:
+    """ale-py's vector env of ``num_envs`` copies of ``config``'s game, stepped on one thread.
+
+    Raises:
+        ImportError: ale-py is not installed (the ``atari`` extra).
+        ValueError: ale-py does not know ``config.game``.
+    """
+    try:
+        from ale_py import roms
+        from ale_py.vector_env import AtariVectorEnv
+    except ImportError as exc:
+        raise ImportError("Atari envs need ale-py: pip install 'border_py[atari]'") from exc
+    if config.game not in roms.get_all_rom_ids():
+        raise ValueError(
+            f"atari game {config.game!r} is not one of ale-py's games (snake case, e.g. 'pong', "
+            "'ms_pacman', 'space_invaders')"
+        )
+    return AtariVectorEnv(
+        config.game,
+        num_envs=num_envs,
+        num_threads=1,
+        frameskip=config.frame_skip,
+        stack_num=config.stack,
+        noop_max=config.noop_max,
+        max_num_frames_per_episode=config.max_episode_frames,
+        repeat_action_probability=config.repeat_action_probability,
+        episodic_life=config.episodic_life,
+        reward_clipping=False,  # clipped by border_py, so that the records keep the game's score
+        full_action_space=config.full_action_space,
+        autoreset_mode="SameStep",
+    )
+
+
 class AtariEnv(SpaceInfo):
     """An Atari game with uint8 frame-stack observations, terminated and truncated kept apart, automatic
     reset at an episode end and records of each episode's score and length.
@@ -92,33 +126,10 @@ class AtariEnv(SpaceInfo):
     """
 
     def __init__(self, config: AtariEnvConfig, seed: int) -> None:
-        try:
-            from ale_py import roms
-            from ale_py.vector_env import AtariVectorEnv
-        except ImportError as exc:
-            raise ImportError("Atari envs need ale-py: pip install 'border_py[atari]'") from exc
-        if config.game not in roms.get_all_rom_ids():
-            raise ValueError(
-                f"atari game {config.game!r} is not one of ale-py's games (snake case, e.g. 'pong', "
-                "'ms_pacman', 'space_invaders')"
-            )
         self.config = config
         self.seed = seed
         self.name = f"atari:{config.game}"
-        self.env: Any = AtariVectorEnv(
-            config.game,
-            num_envs=1,
-            num_threads=1,
-            frameskip=config.frame_skip,
-            stack_num=config.stack,
-            noop_max=config.noop_max,
-            max_num_frames_per_episode=config.max_episode_frames,
-            repeat_action_probability=config.repeat_action_probability,
-            episodic_life=config.episodic_life,
-            reward_clipping=False,  # clipped here, so that the records keep the game's score
-            full_action_space=config.full_action_space,
-            autoreset_mode="SameStep",
-        )
+        self.env: Any = _ale_vector_env(config, 1)
         self.action_space: gym.Space[Any] = self.env.single_action_space
         self.observation_space: gym.Space[Any] = self.env.single_observation_space
         self.action_space.seed(seed)
@@ -222,4 +233,105 @@ class AtariEnv(SpaceInfo):
 
     def close(self) -> None:
         """Closes the emulator."""
+        self.env.close()
+
+
+@attrs.frozen(kw_only=True)
+class AtariVecEnvConfig:
+    """Config of :class:`AtariVecEnv`: ``num_envs`` copies of one Atari game.
+
+    Example:
+        >>> AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=4).build(seed=0).num_envs
+        4
+    """
+
+    env: AtariEnvConfig = attrs.field(factory=AtariEnvConfig)
+    """The game and its preprocessing (each sub-env's)."""
+    num_envs: int = attrs.field(default=4, validator=attrs.validators.gt(0))
+    """How many games step together; the agent acts for all with one forward pass."""
+
+    def build(self, seed: int) -> AtariVecEnv:
+        """Makes the vector env; its first reset is seeded with ``seed``."""
+        return AtariVecEnv(self, seed)
+
+
+class AtariVecEnv:
+    """``num_envs`` Atari games behind the :class:`~border_py.base.VecEnv` protocol, stepped by ale-py on
+    one thread: one call steps every game, and a policy acts for all of them with one forward pass, which
+    costs less per observation than one at a time (about 0.41 against 0.68 ms for the Nature CNN at 4,
+    measured on one CPU thread). Each step's ``info`` says its sub-env (``env_id``), so a
+    :class:`~border_py.step_processor.FrameStackStepProcessor` puts its items in a lane of the frame
+    buffer of its own (``FrameReplayBufferConfig.streams = num_envs``).
+
+    Args:
+        config: the game and how many.
+        seed: seeds the first reset and the action space.
+    """
+
+    def __init__(self, config: AtariVecEnvConfig, seed: int) -> None:
+        self.config = config
+        self.seed = seed
+        self.name = f"atari:{config.env.game} x{config.num_envs}"
+        self.env: Any = _ale_vector_env(config.env, config.num_envs)
+        self.action_space: gym.Space[Any] = self.env.single_action_space
+        self.action_space.seed(seed)
+        n = config.num_envs
+        self._returns, self._lengths = np.zeros(n), np.zeros(n, np.int64)
+        self._infos = [{"env_id": i} for i in range(n)]
+
+    @property
+    def num_envs(self) -> int:
+        """The number of games."""
+        return self.config.num_envs
+
+    def reset(self) -> list[Frames]:
+        """Starts a game in every sub-env (seeded with the build seed)."""
+        obs, _ = self.env.reset(seed=self.seed)
+        self._returns[:], self._lengths[:] = 0.0, 0
+        return list(obs)
+
+    def step(self, acts: Sequence[Act]) -> tuple[list[Step[Frames, Act]], list[Record]]:
+        """Steps every game; a game that ended has reset itself, its next first observation ``init_obs``.
+
+        Raises:
+            ValueError: an action is not one of the game's (naming the sub-env).
+        """
+        if len(acts) != self.num_envs:
+            raise ValueError(f"{self.name}: {len(acts)} actions for {self.num_envs} sub-envs")
+        checked = [
+            checked_action(self.action_space, a, f"{self.name} sub-env {i}", False)
+            for i, a in enumerate(acts)
+        ]
+        obs, rewards, terminated, truncated, info = self.env.step(np.array(checked))
+        self._returns += rewards
+        self._lengths += 1
+        clipped = np.sign(rewards) if self.config.env.reward_clipping else rewards
+        steps, records = [], []
+        for i in range(self.num_envs):
+            done = bool(terminated[i] or truncated[i])
+            if done:
+                records.append(
+                    Record(
+                        {
+                            "env/episode_return": float(self._returns[i]),
+                            "env/episode_length": int(self._lengths[i]),
+                        }
+                    )
+                )
+                self._returns[i], self._lengths[i] = 0.0, 0
+            steps.append(
+                Step(
+                    act=acts[i],
+                    obs=info["final_obs"][i] if done else obs[i],
+                    reward=float(clipped[i]),
+                    is_terminated=bool(terminated[i]),
+                    is_truncated=bool(truncated[i]),
+                    info=self._infos[i],
+                    init_obs=obs[i] if done else None,
+                )
+            )
+        return steps, records
+
+    def close(self) -> None:
+        """Closes the emulators."""
         self.env.close()

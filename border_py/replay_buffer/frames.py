@@ -10,9 +10,7 @@ transition costs one frame plus a few bytes, plus one frame per episode; the sta
 
 from __future__ import annotations
 
-import json
 import math
-import zipfile
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -22,13 +20,12 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.replay_buffer.frame_file import load_frame_buffer, save_frame_buffer
 from border_py.replay_buffer.simple import BUFFER_FILE, PerConfig
 from border_py.replay_buffer.sum_tree import SumTree
 from border_py.replay_buffer.transition import FrameTransition, TransitionBatch
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
-_SAVED = ("frames", "act", "scalars", "back", "offset", "valid", "is_item")
-"""The per-slot arrays a saved buffer holds (``FrameReplayBuffer._columns``)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -46,6 +43,13 @@ class FrameReplayBufferConfig:
     """In frames: how many frames make one observation (the env's frame stack)."""
     per: PerConfig | None = None
     """Prioritized replay settings; ``None`` samples uniformly."""
+    streams: int = attrs.field(default=1, validator=attrs.validators.gt(0))
+    """How many sub-envs push (a vector env's ``num_envs``): each gets a lane of ``capacity / streams``
+    slots, since their items interleave; an item names its lane (``FrameTransition.stream``)."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.capacity % self.streams:
+            raise ValueError(f"'capacity' ({self.capacity}) must be a multiple of 'streams' ({self.streams})")
 
     def build(self, seed: int) -> FrameReplayBuffer:
         """Builds an empty buffer whose sampling is seeded with ``seed``."""
@@ -56,13 +60,14 @@ class FrameReplayBuffer:
     """A ring of frames that samples :class:`~border_py.replay_buffer.TransitionBatch` es of uint8 stacks
     ``(batch, stack, height, width)``.
 
-    A slot becomes sampleable once the frame of its ``next_obs`` is stored (n-step items wait for the
-    observation ``n`` steps ahead; an ended episode's last items for its final frame) and stops being so
-    when the ring overwrites a frame its stacks need. ``len`` counts the sampleable transitions; sampling
-    (uniform, or prioritized over the sampleable slots only) draws from them with the buffer's own seeded
-    generator. A stack never holds a frame of another episode: the frames before an episode's first
-    observation are zeros, as the :class:`~border_py.step_processor.FrameStackStepProcessor` checked the
-    env shows them.
+    With ``streams`` > 1 (a vector env), each sub-env's items go to a lane of their own, where they are in
+    order, as one env's are. A slot becomes sampleable once the frame of its ``next_obs`` is stored (n-step
+    items wait for the observation ``n`` steps ahead; an ended episode's last items for its final frame) and
+    stops being so when the ring overwrites a frame its stacks need. ``len`` counts the sampleable
+    transitions; sampling (uniform, or prioritized over the sampleable slots only) draws from them with the
+    buffer's own seeded generator. A stack never holds a frame of another episode: the frames before an
+    episode's first observation are zeros, as the :class:`~border_py.step_processor.FrameStackStepProcessor`
+    checked the env shows them.
 
     Args:
         config: capacity, stack size and prioritized-replay settings.
@@ -85,10 +90,14 @@ class FrameReplayBuffer:
         self._tree = SumTree(config.capacity) if config.per is not None else None
         self._max_priority = 1.0
         self._n_batches = 0
-        self._head = 0  # slots written so far: slot ``a`` of the stream lives at row ``a % capacity``
+        self._lane = config.capacity // config.streams
+        # Per lane: slots written so far (slot ``a`` of lane ``s`` is row ``s * lane + a % lane``), the
+        # slot of the current episode's first observation, and (slot, slot of its next_obs) of the items
+        # waiting for their next observation's frame, oldest first.
+        self._heads = [0] * config.streams
+        self._episode_starts = [0] * config.streams
+        self._pending: list[deque[tuple[int, int]]] = [deque() for _ in range(config.streams)]
         self._n_valid = 0
-        self._episode_start = 0  # the stream slot of the current episode's first observation
-        self._pending: deque[tuple[int, int]] = deque()  # (slot, slot of its next_obs), oldest first
         # Allocated from the first item: frames has one more row, all zeros, that padding reads from.
         self._frames: npt.NDArray[np.uint8] | None = None
         self._act: npt.NDArray[Any] | None = None
@@ -135,23 +144,26 @@ class FrameReplayBuffer:
             priority = self._max_priority**self.config.per.alpha if valid else 0.0
             self._tree.update(changed, np.full(len(changed), priority))
 
-    def _write(self, frame: npt.NDArray[np.uint8]) -> int:
-        """Writes ``frame`` at the next stream slot; returns its row. The slot it overwrites, and the next
-        slots whose stacks reach back to it, stop being sampleable."""
+    def _row(self, stream: int, slot: int) -> int:
+        return stream * self._lane + slot % self._lane
+
+    def _write(self, stream: int, frame: npt.NDArray[np.uint8]) -> int:
+        """Writes ``frame`` at lane ``stream``'s next slot; returns its row. The slot it overwrites, and the
+        next slots whose stacks reach back to it, stop being sampleable."""
         assert self._frames is not None
-        cap, slot = self.config.capacity, self._head
-        row = slot % cap
-        if slot >= cap:
-            lost = slot - cap
+        lane, slot = self._lane, self._heads[stream]
+        row = self._row(stream, slot)
+        if slot >= lane:
+            lost = slot - lane
             # Slot lost + i reads lost when its episode started at or before it.
             later = [
-                (lost + i) % cap
+                self._row(stream, lost + i)
                 for i in range(1, self.config.stack)
-                if lost + i < slot and self._back[(lost + i) % cap] >= i
+                if lost + i < slot and self._back[self._row(stream, lost + i)] >= i
             ]
             self._set_valid(np.array([row, *later], dtype=np.int64), False)
         self._frames[row] = frame
-        self._head += 1
+        self._heads[stream] += 1
         return row
 
     def push(self, item: FrameTransition) -> None:
@@ -166,28 +178,29 @@ class FrameReplayBuffer:
         assert self._frames is not None
         assert self._act is not None
         self._check(item)
+        k, pending = item.stream, self._pending[item.stream]
         if item.episode_start:
             # Items of an unfinished episode never get their next observation: they stay unsampleable.
-            self._episode_start = self._head
-            self._pending.clear()
-        slot = self._head
-        row = self._write(item.frame)
+            self._episode_starts[k] = self._heads[k]
+            pending.clear()
+        slot, start, last = self._heads[k], self._episode_starts[k], self.config.stack - 1
+        row = self._write(k, item.frame)
         self._act[row] = item.act
         self._scalars[row] = (item.reward, item.is_terminated, item.is_truncated, item.discount)
-        self._back[row] = min(slot - self._episode_start, self.config.stack - 1)
+        self._back[row] = min(slot - start, last)
         self._offset[row] = item.next_offset
         self._is_item[row] = True
-        self._pending.append((slot, slot + item.next_offset))
+        pending.append((slot, slot + item.next_offset))
         if item.final_frame is not None:
-            final_row = self._write(item.final_frame)
-            self._back[final_row] = min(slot + 1 - self._episode_start, self.config.stack - 1)
+            final_row = self._write(k, item.final_frame)
+            self._back[final_row] = min(slot + 1 - start, last)
             self._offset[final_row], self._is_item[final_row] = 0, False
-        cap, ready = self.config.capacity, []
-        while self._pending and self._pending[0][1] < self._head:
-            ready_slot = self._pending.popleft()[0]
-            # Only with its whole stack still in the ring (a capacity below n_steps + stack loses it).
-            if ready_slot - int(self._back[ready_slot % cap]) >= self._head - cap:
-                ready.append(ready_slot % cap)
+        head, ready = self._heads[k], []
+        while pending and pending[0][1] < head:
+            ready_slot = pending.popleft()[0]
+            # Only with its whole stack still in the lane (a lane shorter than n_steps + stack loses it).
+            if ready_slot - int(self._back[self._row(k, ready_slot)]) >= head - self._lane:
+                ready.append(self._row(k, ready_slot))
         if ready:
             self._set_valid(np.array(ready, dtype=np.int64), True)
 
@@ -208,16 +221,22 @@ class FrameReplayBuffer:
             raise ValueError(f"transition reward {item.reward!r} is not finite as a float32")
         if not 1 <= item.next_offset <= 255:
             raise ValueError(f"next_offset must be in [1, 255], got {item.next_offset}")
+        if not 0 <= item.stream < self.config.streams:
+            raise ValueError(
+                f"item of stream {item.stream}, but the buffer has {self.config.streams} (set 'streams' "
+                "to the vector env's num_envs)"
+            )
 
     def _stacks(self, rows: npt.NDArray[np.int64], ahead: npt.NDArray[np.int64]) -> torch.Tensor:
         """The stacks ``(n, stack, h, w)`` of the observations ``ahead`` slots after ``rows``; frames
         before the episode start read the zero row."""
         assert self._frames is not None
-        cap, stack = self.config.capacity, self.config.stack
+        lane, stack = self._lane, self.config.stack
         back = np.minimum(self._back[rows].astype(np.int64) + ahead, stack - 1)
         steps_back = np.arange(stack - 1, -1, -1, dtype=np.int64)  # oldest frame first
-        src = (rows + ahead)[:, None] - steps_back
-        src = np.where(steps_back <= back[:, None], src % cap, cap)
+        base = rows - rows % lane
+        src = base[:, None] + ((rows - base + ahead)[:, None] - steps_back) % lane
+        src = np.where(steps_back <= back[:, None], src, self.config.capacity)
         frames = torch.from_numpy(self._frames).index_select(0, torch.from_numpy(src.reshape(-1)))
         return frames.view(*src.shape, *self._frames.shape[1:])
 
@@ -267,15 +286,26 @@ class FrameReplayBuffer:
             weight=weight,
         )
 
+    def _draw_filled(self, size: int) -> npt.NDArray[np.int64]:
+        """``size`` rows drawn uniformly from the written ones of every lane."""
+        filled = np.minimum(self._heads, self._lane)
+        ends = np.cumsum(filled)
+        u = self._rng.integers(0, int(ends[-1]), size=size, dtype=np.int64)
+        if len(filled) == 1:
+            return u
+        lane = np.searchsorted(ends, u, side="right")
+        rows: npt.NDArray[np.int64] = lane * self._lane + u - (ends[lane] - filled[lane])
+        return rows
+
     def _uniform(self, size: int) -> npt.NDArray[np.int64]:
-        filled = min(self._head, self.config.capacity)
+        filled = int(np.minimum(self._heads, self._lane).sum())
         if self._n_valid * 2 < filled:  # mostly unsampleable (a small buffer): draw among the valid rows
-            return np.flatnonzero(self._valid[:filled])[self._rng.integers(0, self._n_valid, size)]
+            return np.flatnonzero(self._valid)[self._rng.integers(0, self._n_valid, size)]
         # Rejection: redraw the few rows that are not sampleable (final frames, pending, overwritten).
-        rows = self._rng.integers(0, filled, size=size, dtype=np.int64)
+        rows = self._draw_filled(size)
         bad = ~self._valid[rows]
         while bad.any():
-            rows[bad] = self._rng.integers(0, filled, size=int(bad.sum()), dtype=np.int64)
+            rows[bad] = self._draw_filled(int(bad.sum()))
             bad = ~self._valid[rows]
         return rows
 
@@ -316,29 +346,7 @@ class FrameReplayBuffer:
     def save(self, path: Path) -> list[Path]:
         """Writes the frames, columns, priorities, sampling RNG and counters to ``path/replay_buffer.npz``
         (no pickle); returns the file."""
-        filled = min(self._head, self.config.capacity)
-        arrays: dict[str, npt.NDArray[Any]] = {}
-        if self._frames is not None:
-            arrays = {name: column[:filled] for name, column in self._columns().items()}
-            if self._tree is not None:
-                arrays["priority"] = self._tree.get(np.arange(filled))
-        state = {
-            "kind": "frames",
-            "capacity": self.config.capacity,
-            "stack": self.config.stack,
-            "prioritized": self._tree is not None,
-            "head": self._head,
-            "episode_start": self._episode_start,
-            "pending": [list(p) for p in self._pending],
-            "n_batches": self._n_batches,
-            "max_priority": self._max_priority,
-            "rng": self._rng.bit_generator.state,
-        }
-        arrays["state"] = np.array(json.dumps(state))
-        file = path / BUFFER_FILE
-        with file.open("wb") as f:
-            np.savez(f, **arrays)  # type: ignore[arg-type]  # every value is an array
-        return [file]
+        return [save_frame_buffer(self, path / BUFFER_FILE)]
 
     def load(self, path: Path) -> None:
         """Reads what :meth:`save` wrote into ``path``, replacing the contents; everything is read and
@@ -346,53 +354,7 @@ class FrameReplayBuffer:
 
         Raises:
             FileNotFoundError: ``path/replay_buffer.npz`` is missing.
-            ValueError: the file is corrupt, or was saved by a buffer of another kind, capacity, stack or
-                sampling (the message names the file and what differs).
+            ValueError: the file is corrupt, or was saved by a buffer of another kind, capacity, stack,
+                streams or sampling (the message names the file and what differs).
         """
-        file = path / BUFFER_FILE
-        if not file.is_file():
-            raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
-        try:
-            with file.open("rb") as f, np.load(f, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-            state = json.loads(str(arrays.pop("state")))
-            rng = np.random.default_rng()
-            rng.bit_generator.state = state["rng"]
-            head, start = int(state["head"]), int(state["episode_start"])
-            pending = deque((int(a), int(b)) for a, b in state["pending"])
-            expected = {"kind": "frames", "capacity": self.config.capacity, "stack": self.config.stack}
-            expected["prioritized"] = self.config.per is not None
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
-            raise ValueError(f"{file} is not a readable frame replay buffer file: {exc}") from exc
-        saved = {key: state.get(key) for key in expected}
-        if saved != expected:
-            raise ValueError(f"{file} holds a buffer with {saved}, this one has {expected}")
-        filled = min(head, self.config.capacity)
-        self._restore(file, arrays, filled)
-        self._rng, self._head, self._episode_start, self._pending = rng, head, start, pending
-        self._n_batches, self._max_priority = int(state["n_batches"]), float(state["max_priority"])
-
-    def _restore(self, file: Path, arrays: dict[str, npt.NDArray[Any]], filled: int) -> None:
-        names = [*_SAVED, "priority"] if self.config.per is not None else list(_SAVED)
-        if filled == 0:
-            return
-        if sorted(arrays) != sorted(names) or any(len(arrays[n]) != filled for n in names):
-            raise ValueError(f"{file}: expected the columns {sorted(names)} of {filled} rows")
-        frames, priority = arrays["frames"], arrays.get("priority")
-        if frames.dtype != np.uint8 or frames.ndim != 3 or arrays["valid"].dtype != bool:
-            raise ValueError(f"{file}: frames must be uint8 (n, height, width) and valid boolean")
-        if not np.isfinite(arrays["scalars"]).all() or (arrays["offset"] > 0).sum() < arrays["valid"].sum():
-            raise ValueError(f"{file}: the transition columns are not finite or not consistent")
-        if priority is not None and not (np.isfinite(priority).all() and (priority >= 0).all()):
-            raise ValueError(f"{file}: priorities must be finite and >= 0")
-        cap = self.config.capacity
-        self._valid[:] = False
-        self._frames = np.zeros((cap + 1, *frames.shape[1:]), np.uint8)
-        self._act = np.zeros((cap, *arrays["act"].shape[1:]), arrays["act"].dtype)
-        for name, target in self._columns().items():
-            target[:filled] = arrays[name]
-        self._n_valid = int(self._valid.sum())
-        if self.config.per is not None:
-            self._tree = SumTree(cap)
-            assert priority is not None
-            self._tree.update(np.arange(filled), priority)
+        load_frame_buffer(self, path / BUFFER_FILE)

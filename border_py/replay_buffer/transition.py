@@ -111,6 +111,7 @@ class FrameTransition:
         next_offset: ``k >= 1``, how many observations after ``obs`` ``next_obs`` is.
         final_frame: on the last item of an ended episode, the newest frame of the episode's final
             observation; ``None`` otherwise.
+        stream: the sub-env of a vector env the item comes from (its lane in the buffer); 0 for one env.
     """
 
     frame: npt.NDArray[np.uint8]
@@ -122,3 +123,4 @@ class FrameTransition:
     episode_start: bool
     next_offset: int
     final_frame: npt.NDArray[np.uint8] | None = None
+    stream: int = 0

@@ -31,8 +31,8 @@ class FrameStream:
     """Zero-padded frame stacks of unique 2x2 frames (frame ``t`` holds ``t`` in base 256), as an env that
     stacks like ale-py's vector env emits them."""
 
-    def __init__(self, stack: int) -> None:
-        self.stack, self.t = stack, 0
+    def __init__(self, stack: int, env_id: int = 0, start: int = 0) -> None:
+        self.stack, self.t, self.env_id = stack, start, env_id
         self.obs = self._first()
 
     def _frame(self) -> Frames:
@@ -54,6 +54,7 @@ class FrameStream:
             reward=reward,
             is_terminated=terminated,
             is_truncated=truncated,
+            info={"env_id": self.env_id},
             init_obs=init,
         )
 
@@ -143,6 +144,73 @@ def test_without_overwriting_every_completed_transition_is_sampleable(
     assert len(buffer) == len(naive) - lost
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_episodes, min_size=2, max_size=3), st.integers(1, 3), st.integers(1, 4), st.integers(2, 12))
+def test_interleaved_sub_envs_keep_lanes_apart_and_match_their_references(
+    lanes: list[list[tuple[int, int]]], n: int, stack: int, lane_capacity: int
+) -> None:
+    """A vector env's sub-envs step in turn, as the sampler steps them; each one's items go to its own lane,
+    and every sampleable transition is one of its sub-env's reference transitions."""
+    k = len(lanes)
+    buffer = FrameReplayBufferConfig(capacity=k * lane_capacity, stack=stack, streams=k).build(seed=0)
+    # Unique frames across sub-envs: sub-env i counts from i * 10,000.
+    streams = [FrameStream(stack, env_id=i, start=i * 10_000) for i in range(k)]
+    procs = [(FrameStackStepProcessor(n, 0.9), NStepStepProcessor(n, 0.9)) for _ in range(k)]
+    plans = [
+        [(i == length - 1, end) for length, end in episodes for i in range(length)] for episodes in lanes
+    ]
+    naive: list[Transition] = []
+    for stream, (fp, np_) in zip(streams, procs, strict=True):
+        fp.reset(stream.obs)
+        np_.reset(stream.obs)
+    for t in range(max(map(len, plans))):
+        for i, (stream, (fp, np_)) in enumerate(zip(streams, procs, strict=True)):
+            if t >= len(plans[i]):
+                continue
+            last, end = plans[i][t]
+            step = stream.step(t % 3, float(t), last and end == 1, last and end == 2)
+            for item in fp.process(step):
+                assert item.stream == i
+                buffer.push(item)
+            naive += np_.process(step)
+            if last and end == 0:  # an unfinished episode: the next one starts afresh
+                stream.obs = stream._first()
+                fp.reset(stream.obs)
+                np_.reset(stream.obs)
+    reference = {
+        _key(
+            x.obs,
+            x.act,
+            x.next_obs,
+            np.float32(x.reward),
+            x.is_terminated,
+            x.is_truncated,
+            np.float32(x.discount),
+        )
+        for x in naive
+    }
+    rows = buffer.sampleable_rows()
+    assert len(buffer) == len(rows)
+    if len(rows) == 0:
+        return
+    b = buffer.gather(rows)
+    got = {
+        _key(
+            b.obs[j],
+            b.act[j],
+            b.next_obs[j],
+            b.reward[j],
+            b.is_terminated[j],
+            b.is_truncated[j],
+            b.discount[j],
+        )
+        for j in range(len(rows))
+    }
+    assert len(got) == len(rows)
+    assert got <= reference
+    assert set(buffer.batch(64).ix_sample.tolist()) <= set(rows.tolist())
+
+
 def test_stacks_never_mix_episodes_and_wrapping_keeps_recent_ones() -> None:
     buffer, _ = _run([(5, 1), (3, 2), (7, 1), (2, 0), (9, 2)], n=3, stack=4, capacity=12, per=False)
     rows = buffer.sampleable_rows()
@@ -202,6 +270,10 @@ def test_bad_items_are_refused_with_the_field_named() -> None:
         buffer.push(attrs.evolve(ok, frame=np.zeros((2, 2), np.float32)))
     with pytest.raises(ValueError, match="reward"):
         buffer.push(attrs.evolve(ok, reward=float("nan")))
+    with pytest.raises(ValueError, match="set 'streams'"):
+        buffer.push(attrs.evolve(ok, stream=1))
+    with pytest.raises(ValueError, match="multiple of 'streams'"):
+        FrameReplayBufferConfig(capacity=10, streams=3)
     with pytest.raises(ValueError, match="no complete transition"):
         FrameReplayBufferConfig(capacity=8, stack=2).build(seed=0).batch(1)
 
@@ -248,3 +320,25 @@ def test_memory_per_transition_is_at_most_1_1_frames_of_84x84() -> None:
     transitions = len(buffer)
     assert transitions >= 1_900
     assert buffer.nbytes() / transitions <= 1.1 * 84 * 84
+
+
+def test_save_and_load_keep_every_lane(tmp_path: Path) -> None:
+    buffer = FrameReplayBufferConfig(capacity=24, stack=2, streams=2).build(seed=0)
+    streams = [FrameStream(2, env_id=i, start=1_000 * i) for i in range(2)]
+    procs = [FrameStackStepProcessor(2, 0.9) for _ in range(2)]
+    for stream, proc in zip(streams, procs, strict=True):
+        proc.reset(stream.obs)
+    for t in range(30):  # lane 0 wraps; lane 1's episodes end every 7 steps
+        for i, (stream, proc) in enumerate(zip(streams, procs, strict=True)):
+            for item in proc.process(stream.step(t % 3, float(t), i == 1 and t % 7 == 6, False)):
+                buffer.push(item)
+    buffer.save(tmp_path)
+    restored = FrameReplayBufferConfig(capacity=24, stack=2, streams=2).build(seed=5)
+    restored.load(tmp_path)
+    assert np.array_equal(restored.sampleable_rows(), buffer.sampleable_rows())
+    a, b = buffer.batch(16), restored.batch(16)
+    assert torch.equal(a.obs, b.obs)
+    assert torch.equal(a.next_obs, b.next_obs)
+    one_lane = FrameReplayBufferConfig(capacity=24, stack=2).build(seed=0)
+    with pytest.raises(ValueError, match="streams"):
+        one_lane.load(tmp_path)
