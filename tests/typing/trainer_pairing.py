@@ -12,10 +12,15 @@ from typing import TypeAlias, assert_type
 
 from border_py import (
     AnyEnv,
+    AtariEnvConfig,
+    AtariVecEnvConfig,
     ArrayDatasetConfig,
     BufferedRecorder,
     DatasetBuffer,
     DefaultEvaluatorConfig,
+    FrameReplayBufferConfig,
+    FrameStackStepProcessorConfig,
+    FrameTransition,
     GymEnvConfig,
     GymVecEnvConfig,
     NStepStepProcessorConfig,
@@ -33,7 +38,7 @@ from border_py import (
     TransitionBatch,
 )
 from border_py.agents import Dqn, DqnConfig, Iqn, IqnConfig, Ppo, PpoConfig, Sac, SacConfig
-from border_py.envs import Act, Obs
+from border_py.envs import Act, Frames, Obs
 from border_py.testing import (
     CountingEnvConfig,
     FakeAgent,
@@ -169,3 +174,22 @@ rollout_trainer.train(ppo, BufferedRecorder(), gym_evaluator)
 rollout_trainer.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
 rollout_trainer.train(sac, BufferedRecorder())  # type: ignore[arg-type]
 gym_trainer.train(ppo, BufferedRecorder())  # type: ignore[arg-type]
+
+# --- Atari: frame items pair with the frame buffer only, and the pixel env only with the frame processor ---
+atari_trainer = Trainer(
+    config,
+    AtariVecEnvConfig(num_envs=4),
+    FrameStackStepProcessorConfig(),
+    FrameReplayBufferConfig(capacity=1_000, streams=4),
+)
+assert_type(
+    atari_trainer,
+    Trainer[
+        AnyEnv[Frames, Act],
+        StepProcessor[Frames, Act, FrameTransition],
+        TrainingBuffer[FrameTransition, TransitionBatch],
+    ],
+)
+atari_trainer.train(Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0), BufferedRecorder())
+Trainer(config, AtariEnvConfig(), FrameStackStepProcessorConfig(), SimpleReplayBufferConfig())  # type: ignore[misc]
+Trainer(config, AtariEnvConfig(), SimpleStepProcessorConfig(), FrameReplayBufferConfig())  # type: ignore[misc]
