@@ -30,6 +30,7 @@ from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.checkpoint import load_meta
 from border_py.distributed import AsyncConfig, AsyncTrainer
 from border_py.envs import Act, Obs
+from border_py.trainer.interrupts import Interrupts
 
 pytestmark = pytest.mark.usefixtures("ray_cluster")
 
@@ -262,11 +263,14 @@ def test_ctrl_c_saves_a_checkpoint_and_stops_every_actor(tmp_path: Path) -> None
     pids = tmp_path / "pids"
     pids.mkdir()
 
-    def interrupt_when_training() -> None:  # a signal before the actors are up is a plain KeyboardInterrupt
+    def interrupt_when_training() -> None:
+        # Before the loop's handler is installed, SIGINT is a plain KeyboardInterrupt (raised inside Ray when
+        # it lands in a wait): a fixed sleep after the actors start lost that race on a loaded machine.
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(list(pids.iterdir())) < 2:
+        while time.monotonic() < deadline and (
+            len(list(pids.iterdir())) < 2 or not _training_handles_sigint()
+        ):
             time.sleep(0.1)
-        time.sleep(2.0)
         os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=interrupt_when_training, daemon=True).start()
@@ -277,6 +281,11 @@ def test_ctrl_c_saves_a_checkpoint_and_stops_every_actor(tmp_path: Path) -> None
     assert stopped.value.checkpoint is not None
     assert stopped.value.checkpoint.is_dir()
     _wait_for_free_cpus(ray)  # every actor ended: the CPUs they held (one each) are free again
+
+
+def _training_handles_sigint() -> bool:
+    """Whether the training loop's own SIGINT handler (``Interrupts``) is installed."""
+    return isinstance(getattr(signal.getsignal(signal.SIGINT), "__self__", None), Interrupts)
 
 
 def _wait_for_free_cpus(ray: Any) -> None:
