@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks
 MODEL_DIR ?= runs/dqn_cartpole
 
-.PHONY: install demo test test-slow datasets datasets-hopper results bench bench-quick bench-distributed two-nodes check lint format typecheck clean
+.PHONY: install demo test test-slow test-atari datasets datasets-hopper results bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -34,6 +34,11 @@ test: $(STAMP)
 # The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
+
+# The Atari target: DQN on Pong from -21 to >= 0 within 2M env steps (hours on a CPU; on a CUDA machine
+# BORDER_PY_DEVICE=cuda make test-atari).
+test-atari: $(STAMP)
+	$(PY) -m pytest -q -m atari
 
 # The offline examples' Minari datasets in runs/datasets (about 10 minutes): pendulum-medium, pendulum-replay,
 # cartpole-medium. datasets-hopper adds hopper-medium (slow: hours of SAC on Hopper-v5).

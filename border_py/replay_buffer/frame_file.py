@@ -17,7 +17,7 @@ from border_py.replay_buffer.sum_tree import SumTree
 if TYPE_CHECKING:
     from border_py.replay_buffer.frames import FrameReplayBuffer
 
-SAVED = ("frames", "act", "scalars", "back", "offset", "valid", "is_item")
+SAVED = ("frames", "act", "scalars", "back", "offset", "valid")
 """The per-slot arrays a saved buffer holds (``FrameReplayBuffer._columns``)."""
 
 

@@ -104,9 +104,8 @@ class FrameReplayBuffer:
         cap = config.capacity
         self._scalars = np.zeros((cap, 4), np.float32)
         self._back = np.zeros(cap, np.uint8)  # frames back to the episode start, at most stack - 1
-        self._offset = np.zeros(cap, np.uint8)  # slots ahead to next_obs
+        self._offset = np.zeros(cap, np.uint8)  # slots ahead to next_obs; 0 for a final frame's slot
         self._valid = np.zeros(cap, bool)
-        self._is_item = np.zeros(cap, bool)  # False for a final frame's slot
 
     def __len__(self) -> int:
         return self._n_valid
@@ -119,7 +118,7 @@ class FrameReplayBuffer:
     def _columns(self) -> dict[str, npt.NDArray[Any]]:
         """Every per-slot array by name (frames and actions once allocated), as a checkpoint holds them."""
         arrays = {"frames": self._frames, "act": self._act, "scalars": self._scalars, "back": self._back}
-        arrays |= {"offset": self._offset, "valid": self._valid, "is_item": self._is_item}
+        arrays |= {"offset": self._offset, "valid": self._valid}
         return {name: a for name, a in arrays.items() if a is not None}
 
     def nbytes(self) -> int:
@@ -189,12 +188,11 @@ class FrameReplayBuffer:
         self._scalars[row] = (item.reward, item.is_terminated, item.is_truncated, item.discount)
         self._back[row] = min(slot - start, last)
         self._offset[row] = item.next_offset
-        self._is_item[row] = True
         pending.append((slot, slot + item.next_offset))
         if item.final_frame is not None:
             final_row = self._write(k, item.final_frame)
             self._back[final_row] = min(slot + 1 - start, last)
-            self._offset[final_row], self._is_item[final_row] = 0, False
+            self._offset[final_row] = 0  # a final frame's slot holds no transition
         head, ready = self._heads[k], []
         while pending and pending[0][1] < head:
             ready_slot = pending.popleft()[0]

@@ -12,9 +12,9 @@ from typing import TypeAlias, assert_type
 
 from border_py import (
     AnyEnv,
+    ArrayDatasetConfig,
     AtariEnvConfig,
     AtariVecEnvConfig,
-    ArrayDatasetConfig,
     BufferedRecorder,
     DatasetBuffer,
     DefaultEvaluatorConfig,
