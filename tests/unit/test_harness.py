@@ -10,9 +10,10 @@ import pytest
 import torch
 
 from border_py import TrainerConfig, configure_torch, load_yaml, save_yaml
-from border_py.checkpoint import load_meta
+from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta, save_checkpoint
 from examples import dqn_cartpole
 from examples.harness import run_example
+from examples.make_datasets import _final_checkpoint
 
 
 def test_eval_alone_without_a_model_dir_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -195,3 +196,33 @@ def test_max_env_steps_alone_replaces_max_opts_and_stop_score_stops(
     )
     assert "trained 20 opt steps" in capsys.readouterr().out  # any first evaluation scores at least 1
     assert load_meta(tmp_path / "b" / "20")["opt_steps"] == 20
+
+
+def test_the_dataset_builder_reuses_a_behaviour_run_only_when_it_ended(tmp_path: Path) -> None:
+    """``make_datasets`` trains a behaviour policy unless a finished run is there: one at ``max_opts``, or
+    one whose newest checkpoint was evaluated at ``stop_score`` or above (where that stop saved it)."""
+    by_steps = TrainerConfig(max_opts=2_000)
+    by_score = TrainerConfig(max_opts=300_000, stop_score=1_000.0, eval_interval=500)
+
+    def save(opt_steps: int, score: float | None) -> Path:
+        def state(folder: Path) -> list[Path]:  # what makes a numbered directory a run's checkpoint
+            (folder / TRAINER_STATE_FILE).write_text("{}")
+            return [folder / TRAINER_STATE_FILE]
+
+        save_checkpoint(
+            tmp_path / str(opt_steps),
+            {"opt_steps": opt_steps, "env_steps": opt_steps, "score": score},
+            [state],
+        )
+        assert latest_checkpoint(tmp_path) == tmp_path / str(opt_steps)
+        return tmp_path / str(opt_steps)
+
+    assert _final_checkpoint(tmp_path, by_steps) is None  # nothing trained yet
+    save(1_000, 900.0)
+    assert _final_checkpoint(tmp_path, by_steps) is None  # an interrupted run is trained again
+    assert _final_checkpoint(tmp_path, by_score) is None
+    reached = save(1_500, 1_000.0)
+    assert _final_checkpoint(tmp_path, by_score) == reached
+    assert _final_checkpoint(tmp_path, by_steps) is None
+    done = save(2_000, None)
+    assert _final_checkpoint(tmp_path, by_steps) == done
