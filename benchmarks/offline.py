@@ -1,7 +1,12 @@
 """Offline RL against d3rlpy: BC, IQL and AWAC on the same Minari dataset (``pendulum-medium-v0``, built by
 ``make datasets``), with the same gradient-step budget, batch size and 256x256 networks, at the thread
 count of the run: gradient steps per second, and the greedy return over the same 10 evaluation episodes
-(reset seeds 0..9) at the end of the budget.
+(reset seeds 0..9) at the end of the budget. The ``offline_hopper`` group (opt-in: ``--only
+offline_hopper``, after ``make datasets-hopper``) runs IQL the same way on ``hopper-medium-v0`` for
+50,000 gradient steps (CORL's and d3rlpy's IQL reward scaling on both sides: rewards times 1000 over the
+range of episode returns), evaluates both sides every 10,000 (a single snapshot of IQL on Hopper swings by
+hundreds) and adds D4RL-normalised returns; ``python -m benchmarks.offline --hopper --seed N`` runs it
+for another seed.
 
 d3rlpy gets the setup its documentation prescribes for continuous control: ``MinMaxActionScaler`` with
 Pendulum's bounds (its tanh policies cover [-1, 1] otherwise) and ``StandardObservationScaler``;
@@ -11,56 +16,97 @@ bounds to unit actions themselves. Batch sizes are d3rlpy's defaults (BC 100, IQ
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import numpy as np
+import torch
 
-from benchmarks.common import Row
-from benchmarks.end_to_end import greedy_return
+from benchmarks.common import Row, table
+from benchmarks.end_to_end import Act, greedy_return
 from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Iql, IqlConfig
 from border_py.datasets import MinariDatasetConfig, observation_stats
 from border_py.replay_buffer import ArrayDataset
+from border_py.seeding import configure_torch
 
-DATASET = MinariDatasetConfig(dataset_id="pendulum-medium-v0", gamma=0.99, data_path="runs/datasets")
-LOW, HIGH = np.array([-2.0], np.float32), np.array([2.0], np.float32)
+
+@attrs.frozen
+class Task:
+    """A dataset and the env its policies are evaluated in."""
+
+    dataset: MinariDatasetConfig
+    env_id: str
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+
+    @property
+    def bounds(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """The action bounds as float32 arrays."""
+        return np.array(self.low, np.float32), np.array(self.high, np.float32)
+
+
+PENDULUM = Task(
+    MinariDatasetConfig(dataset_id="pendulum-medium-v0", gamma=0.99, data_path="runs/datasets"),
+    "Pendulum-v1",
+    (-2.0,),
+    (2.0,),
+)
+HOPPER = Task(
+    MinariDatasetConfig(
+        dataset_id="hopper-medium-v0",
+        gamma=0.99,
+        data_path="runs/datasets",
+        reward_normalization="return_range",
+    ),
+    "Hopper-v5",
+    (-1.0,) * 3,
+    (1.0,) * 3,
+)
+HOPPER_STEPS = 50_000
+HOPPER_EVAL_EVERY = 10_000
 BUDGETS = {"BC": 10_000, "IQL": 10_000, "AWAC": 5_000}
 """Gradient steps per algorithm: d3rlpy's AWAC at batch 1024 takes minutes per thousand."""
 BATCHES = {"BC": 100, "IQL": 256, "AWAC": 1024}
 
 
-def ours(name: str, dataset: ArrayDataset, steps: int, seed: int) -> tuple[float, Callable[[Any], Any]]:
-    """Gradient steps per second over ``steps`` steps, and the trained policy."""
+Train = Callable[[int], None]
+"""Runs that many more gradient steps."""
+
+
+def ours(name: str, task: Task, dataset: ArrayDataset, seed: int) -> tuple[Train, Act]:
+    """Our agent's training function and greedy policy."""
     stats = observation_stats(dataset)
+    obs_dim, bounds = dataset.storage.obs.shape[1], task.bounds
     agent: Bc | Iql | Awac
     if name == "BC":
-        agent = Bc(
-            BcConfig(batch_size=BATCHES[name], normalize_obs=True),
-            3,
-            seed,
-            action_bounds=(LOW, HIGH),
-            obs_stats=stats,
-        )
+        config = BcConfig(batch_size=BATCHES[name], normalize_obs=True)
+        agent = Bc(config, obs_dim, seed, action_bounds=bounds, obs_stats=stats)
     elif name == "IQL":
-        agent = Iql(IqlConfig(batch_size=BATCHES[name], normalize_obs=True), 3, (LOW, HIGH), seed, stats)
+        agent = Iql(IqlConfig(batch_size=BATCHES[name], normalize_obs=True), obs_dim, bounds, seed, stats)
     else:
-        agent = Awac(AwacConfig(batch_size=BATCHES[name], normalize_obs=True), 3, (LOW, HIGH), seed, stats)
-    start = time.perf_counter()
-    for _ in range(steps):
-        agent.opt(dataset)
-    rate = steps / (time.perf_counter() - start)
-    agent.eval()
-    return rate, agent.sample
+        agent = Awac(AwacConfig(batch_size=BATCHES[name], normalize_obs=True), obs_dim, bounds, seed, stats)
+
+    def train(steps: int) -> None:
+        agent.train()
+        for _ in range(steps):
+            agent.opt(dataset)
+        agent.eval()
+
+    return train, agent.sample
 
 
-def d3rlpy_algo(name: str, steps: int, seed: int) -> tuple[float, Callable[[Any], Any]]:
-    """d3rlpy's gradient steps per second over ``steps`` steps (its ``fit`` with no logging and no
-    evaluation), and the trained policy."""
+def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
+    """d3rlpy's training function (its ``fit`` with no logging and no evaluation; each call continues
+    the same networks and optimizers) and greedy policy."""
     import d3rlpy
 
     d3rlpy.seed(seed)
-    episodes = list(DATASET.load().iterate_episodes())
+    episodes = list(task.dataset.load().iterate_episodes())
+    low, high = task.bounds
     dataset = d3rlpy.dataset.MDPDataset(
         observations=np.concatenate([e.observations[:-1] for e in episodes]).astype(np.float32),
         actions=np.concatenate([e.actions for e in episodes]).astype(np.float32),
@@ -68,10 +114,12 @@ def d3rlpy_algo(name: str, steps: int, seed: int) -> tuple[float, Callable[[Any]
         terminals=np.concatenate([e.terminations for e in episodes]).astype(np.float32),
         timeouts=np.concatenate([e.truncations for e in episodes]).astype(np.float32),
     )
-    scalers = {
-        "action_scaler": d3rlpy.preprocessing.MinMaxActionScaler(minimum=LOW, maximum=HIGH),
+    scalers: dict[str, Any] = {
+        "action_scaler": d3rlpy.preprocessing.MinMaxActionScaler(minimum=low, maximum=high),
         "observation_scaler": d3rlpy.preprocessing.StandardObservationScaler(),
     }
+    if task.dataset.reward_normalization == "return_range":  # what its IQL reproduction script uses
+        scalers["reward_scaler"] = d3rlpy.preprocessing.ReturnBasedRewardScaler(multiplier=1000.0)
     encoder = d3rlpy.models.VectorEncoderFactory([256, 256])
     if name == "BC":
         config: Any = d3rlpy.algos.BCConfig(batch_size=BATCHES[name], encoder_factory=encoder, **scalers)
@@ -86,40 +134,113 @@ def d3rlpy_algo(name: str, steps: int, seed: int) -> tuple[float, Callable[[Any]
         )
     algo = config.create(device="cpu:0")
     algo.build_with_dataset(dataset)
-    start = time.perf_counter()
-    algo.fit(
-        dataset, n_steps=steps, n_steps_per_epoch=steps, show_progress=False,
-        logger_adapter=d3rlpy.logging.NoopAdapterFactory(), save_interval=10**9,
-    )  # fmt: skip
-    rate = steps / (time.perf_counter() - start)
-    return rate, lambda obs: np.clip(algo.predict(obs[None])[0], LOW, HIGH)
+
+    def train(steps: int) -> None:
+        algo.fit(
+            dataset, n_steps=steps, n_steps_per_epoch=steps, show_progress=False,
+            logger_adapter=d3rlpy.logging.NoopAdapterFactory(), save_interval=10**9,
+        )  # fmt: skip
+
+    return train, lambda obs: np.clip(algo.predict(obs[None])[0], low, high)
+
+
+def train_and_evaluate(
+    train: Train, act: Act, steps: int, every: int, env_id: str | None
+) -> tuple[float, list[float]]:
+    """Gradient steps per second over ``steps`` steps (evaluations not counted), and the greedy return
+    after every ``every`` steps (none when ``env_id`` is None)."""
+    elapsed, returns = 0.0, []
+    for _ in range(steps // every):
+        start = time.perf_counter()
+        train(every)
+        elapsed += time.perf_counter() - start
+        if env_id is not None:
+            returns.append(greedy_return(act, env_id))
+    return steps / elapsed, returns
 
 
 def run(threads: int, quick: bool, seed: int = 0) -> list[Row]:
-    """Each algorithm on both sides (200 steps each with ``quick``, no return compared)."""
-    dataset = DATASET.build(seed)
+    """Each algorithm on both sides on pendulum-medium, the return at the end of the budget (200 steps
+    each with ``quick``, no return compared)."""
+    dataset = PENDULUM.dataset.build(seed)
     rows = []
     for name, budget in BUDGETS.items():
         steps = 200 if quick else budget
-        ours_rate, ours_policy = ours(name, dataset, steps, seed)
-        ref_rate, ref_policy = d3rlpy_algo(name, steps, seed)
-        note = f"batch {BATCHES[name]}, {steps:,} steps"
-        if not quick:
-            ours_ret, ref_ret = (
-                greedy_return(ours_policy, "Pendulum-v1"),
-                greedy_return(ref_policy, "Pendulum-v1"),
-            )
-            note += f"; greedy return border_py {ours_ret:.1f}, d3rlpy {ref_ret:.1f}"
-        rows.append(
-            Row(
-                name=f"{name} on pendulum-medium-v0: gradient steps/s",
-                threads=threads,
-                ours=ours_rate,
-                reference=ref_rate,
-                reference_name="d3rlpy",
-                unit="/s",
-                target=1.5,
-                note=note,
-            )
-        )
+        rows.append(_compare(name, PENDULUM, dataset, steps, steps, threads, quick, seed))
     return rows
+
+
+def run_hopper(threads: int, quick: bool, seed: int = 0) -> list[Row]:
+    """IQL on both sides on hopper-medium, :data:`HOPPER_STEPS` gradient steps, evaluated every
+    :data:`HOPPER_EVAL_EVERY` (200 steps with ``quick``, no return compared)."""
+    steps, every = (200, 200) if quick else (HOPPER_STEPS, HOPPER_EVAL_EVERY)
+    return [_compare("IQL", HOPPER, HOPPER.dataset.build(seed), steps, every, threads, quick, seed)]
+
+
+def _compare(
+    name: str,
+    task: Task,
+    dataset: ArrayDataset,
+    steps: int,
+    every: int,
+    threads: int,
+    quick: bool,
+    seed: int,
+) -> Row:
+    env_id = None if quick else task.env_id
+    ours_rate, ours_returns = train_and_evaluate(*ours(name, task, dataset, seed), steps, every, env_id)
+    ref_rate, ref_returns = train_and_evaluate(*d3rlpy_algo(name, task, seed), steps, every, env_id)
+    note = f"batch {BATCHES[name]}, {steps:,} steps, seed {seed}"
+    if not quick:
+        note += (
+            f"; greedy return border_py {_returns(task, ours_returns)}, d3rlpy {_returns(task, ref_returns)}"
+        )
+    return Row(
+        name=f"{name} on {task.dataset.dataset_id}: gradient steps/s",
+        threads=threads,
+        ours=ours_rate,
+        reference=ref_rate,
+        reference_name="d3rlpy",
+        unit="/s",
+        target=1.5,
+        note=note,
+    )
+
+
+def _returns(task: Task, returns: list[float]) -> str:
+    """The last return (and, with several, every one and the mean of the last three), normalised the D4RL
+    way when the dataset states its reference scores."""
+    metadata = task.dataset.metadata()
+    if "ref_min_score" in metadata:
+        low, high = float(metadata["ref_min_score"]), float(metadata["ref_max_score"])
+
+        def show(r: float) -> str:
+            return f"{r:.1f} ({100.0 * (r - low) / (high - low):.1f})"
+
+    else:
+
+        def show(r: float) -> str:
+            return f"{r:.1f}"
+
+    if len(returns) == 1:
+        return show(returns[0])
+    tail = returns[-3:]
+    every = ", ".join(f"{r:.0f}" for r in returns)
+    return f"{show(returns[-1])}, mean of the last {len(tail)} {show(sum(tail) / len(tail))} [{every}]"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchmarks.offline --seed N [--hopper]``: one seed of a group (1 torch thread)."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hopper", action="store_true", help="the offline_hopper group")
+    args = parser.parse_args(argv)
+    configure_torch(1)
+    torch.set_flush_denormal(True)
+    rows = (run_hopper if args.hopper else run)(1, False, args.seed)
+    print(table(rows), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
