@@ -103,6 +103,7 @@ def finetune(config: Config, env_steps: int, options: RunOptions) -> TrainResult
         env=config.env,
         trainer=TrainerConfig(
             max_env_steps=env_steps,
+            save_interval=env_steps,  # one update per env step: the fine-tuned policy at the end is kept
             eval_interval=config.trainer.eval_interval,
             record_interval=config.trainer.record_interval,
             model_dir=str(Path(str(config.trainer.model_dir)) / "finetune"),
