@@ -87,6 +87,7 @@ def test_awac_fine_tunes_online_from_its_offline_best(
     finetune = load_meta(model_dir / "finetune" / "best")
     assert finetune["env_steps"] <= 60
     assert finetune["config"]["replay_buffer"]["dataset"]["dataset_id"] == "pendulum-medium-v0"
+    assert load_meta(model_dir / "finetune" / "60")["env_steps"] == 60  # the final policy is kept too
 
 
 @pytest.mark.smoke
