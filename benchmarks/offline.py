@@ -2,7 +2,7 @@
 ``make datasets``), with the same gradient-step budget, batch size and 256x256 networks, at the thread
 count of the run: gradient steps per second, and the greedy return over the same 10 evaluation episodes
 (reset seeds 0..9) at the end of the budget. The ``offline_hopper`` group (opt-in: ``--only
-offline_hopper``, after ``make datasets-hopper``) runs IQL the same way on ``hopper-medium-v0`` for
+offline_hopper``, after ``make datasets-hopper``) runs IQL and BC the same way on ``hopper-medium-v0`` for
 50,000 gradient steps (CORL's and d3rlpy's IQL reward scaling on both sides: rewards times 1000 over the
 range of episode returns), evaluates both sides every 10,000 (a single snapshot of IQL on Hopper swings by
 hundreds) and adds D4RL-normalised returns; ``python -m benchmarks.offline --hopper --seed N`` runs it
@@ -68,6 +68,8 @@ HOPPER = Task(
 )
 HOPPER_STEPS = 50_000
 HOPPER_EVAL_EVERY = 10_000
+HOPPER_ALGOS = ("IQL", "BC")
+"""AWAC is left out: d3rlpy's runs at about 20 steps/s at its batch of 1024."""
 BUDGETS = {"BC": 10_000, "IQL": 10_000, "AWAC": 5_000}
 """Gradient steps per algorithm: d3rlpy's AWAC at batch 1024 takes minutes per thousand."""
 BATCHES = {"BC": 100, "IQL": 256, "AWAC": 1024}
@@ -170,11 +172,12 @@ def run(threads: int, quick: bool, seed: int = 0) -> list[Row]:
     return rows
 
 
-def run_hopper(threads: int, quick: bool, seed: int = 0) -> list[Row]:
-    """IQL on both sides on hopper-medium, :data:`HOPPER_STEPS` gradient steps, evaluated every
+def run_hopper(threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = HOPPER_ALGOS) -> list[Row]:
+    """``algos`` on both sides on hopper-medium, :data:`HOPPER_STEPS` gradient steps, evaluated every
     :data:`HOPPER_EVAL_EVERY` (200 steps with ``quick``, no return compared)."""
     steps, every = (200, 200) if quick else (HOPPER_STEPS, HOPPER_EVAL_EVERY)
-    return [_compare("IQL", HOPPER, HOPPER.dataset.build(seed), steps, every, threads, quick, seed)]
+    dataset = HOPPER.dataset.build(seed)
+    return [_compare(name, HOPPER, dataset, steps, every, threads, quick, seed) for name in algos]
 
 
 def _compare(
@@ -230,14 +233,16 @@ def _returns(task: Task, returns: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.offline --seed N [--hopper]``: one seed of a group (1 torch thread)."""
+    """``python -m benchmarks.offline --seed N [--hopper [--algos IQL BC]]``: one seed of a group (1 torch
+    thread)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hopper", action="store_true", help="the offline_hopper group")
+    parser.add_argument("--algos", nargs="+", choices=HOPPER_ALGOS, default=list(HOPPER_ALGOS))
     args = parser.parse_args(argv)
     configure_torch(1)
     torch.set_flush_denormal(True)
-    rows = (run_hopper if args.hopper else run)(1, False, args.seed)
+    rows = run_hopper(1, False, args.seed, tuple(args.algos)) if args.hopper else run(1, False, args.seed)
     print(table(rows), flush=True)
     return 0
 
