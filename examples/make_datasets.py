@@ -68,7 +68,8 @@ def _train(example: Any, config: Any, model_dir: Path) -> Any:
     if final is None:
         example.train(config, RunOptions(progress=False, overwrite=True))
         final = _final_checkpoint(model_dir, config.trainer)
-        assert final is not None, f"{model_dir}: training wrote no final checkpoint"
+        if final is None:  # e.g. stopped by max_env_steps: no behaviour policy to collect with
+            raise RuntimeError(f"{model_dir}: the training run ended without a final checkpoint")
     env = config.eval_env.build(0)
     agent = example.make_agent(config, env)
     agent.load_params(final)
