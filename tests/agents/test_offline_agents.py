@@ -14,7 +14,7 @@ import torch
 from border_py import ArrayDataset
 from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Iql, IqlConfig
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
-from border_py.agents.iql.losses import advantage_weights, expectile_loss, value_target
+from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
 from border_py.agents.policies import ActionScale, GaussianPolicy
 
 BOUNDS = (np.array([-2.0, 0.0], np.float32), np.array([2.0, 1.0], np.float32))
@@ -138,6 +138,33 @@ def test_iql_weights_are_clipped_and_its_value_tracks_the_upper_expectile_of_q()
         q = agent.critic_tgt(batch.obs, agent._unit(batch.act)).min(dim=0).values
         v = agent.value(batch.obs).squeeze(-1)
     assert float((q > v).float().mean()) < 0.5  # V sits above most Q values (expectile 0.9 > the median)
+
+
+def test_iql_anneals_the_actor_learning_rate_along_a_cosine_and_resumes_it(tmp_path: Path) -> None:
+    # By hand: base 1e-3 over 4 updates gives 1e-3, (1 + cos(pi/4))/2 * 1e-3, 0.5e-3, ..., then 0.
+    assert cosine_lr(1e-3, 1, 4) == pytest.approx(1e-3 * (1 + math.sqrt(0.5)) / 2)
+    assert [cosine_lr(1e-3, k, 4) for k in (0, 2, 4, 9)] == pytest.approx([1e-3, 0.5e-3, 0.0, 0.0])
+    config = IqlConfig(batch_size=32, actor_lr=1e-3, critic_lr=2e-3, actor_lr_decay_steps=4)
+    agent, dataset = Iql(config, 3, BOUNDS, seed=0), _dataset()
+    lrs = []
+    for _ in range(3):
+        record = agent.opt(dataset)
+        assert record is not None
+        lrs.append(record.get_scalar("train/actor_lr"))
+    assert lrs == pytest.approx([cosine_lr(1e-3, k, 4) for k in range(3)])
+    assert agent.critic_optimizer.param_groups[0]["lr"] == 2e-3  # the critics' rate is not annealed
+    agent.save_params(tmp_path)
+    resumed = Iql(config, 3, BOUNDS, seed=1)
+    resumed.load_params(tmp_path)
+    for _ in range(2):
+        record = resumed.opt(dataset)
+    assert record is not None
+    assert record.get_scalar("train/actor_lr") == 0.0  # update 4 (from 0): the decay is over
+    constant = Iql(IqlConfig(batch_size=32, actor_lr=1e-3), 3, BOUNDS, seed=0)
+    for _ in range(3):
+        record = constant.opt(dataset)
+    assert record is not None
+    assert record.get_scalar("train/actor_lr") == 1e-3
 
 
 def test_observation_statistics_are_used_saved_and_required_for_training(tmp_path: Path) -> None:

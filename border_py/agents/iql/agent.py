@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from border_py.agents.iql.config import IqlConfig
-from border_py.agents.iql.losses import advantage_weights, expectile_loss, value_target
+from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
 from border_py.agents.offline_base import GaussianActorCritic, ObsStats
 from border_py.agents.toolkit import adam, gradient_step, mlp, update_target
 from border_py.replay_buffer.transition import TransitionBatch
@@ -21,7 +21,8 @@ class Iql(GaussianActorCritic):
     Each update, in CORL's order: ``V(s')`` for the Q target is taken first; the value network regresses
     to the ``expectile`` of ``min_i Q_target_i(s, a)`` (never querying an action outside the dataset); the
     Q-networks to ``r + discount * V(s')``; the actor maximises ``exp(beta * (Q_target - V)) * log pi(a|s)``
-    with the weight clipped at ``max_weight``; then the targets move by Polyak averaging.
+    with the weight clipped at ``max_weight`` (its learning rate annealed along a cosine with
+    ``actor_lr_decay_steps``); then the targets move by Polyak averaging.
 
     Args:
         config: hyperparameters.
@@ -70,6 +71,9 @@ class Iql(GaussianActorCritic):
             b.obs, act, value_target(b.reward, b.is_terminated, b.discount, next_v)
         )
         weight = advantage_weights(target_q - v.detach(), c.temperature, c.max_weight)
+        if c.actor_lr_decay_steps is not None:  # derived from opt_steps, so a resumed run continues it
+            for group in self.actor_optimizer.param_groups:
+                group["lr"] = cosine_lr(c.actor_lr, self.opt_steps, c.actor_lr_decay_steps)
         actor_loss = self._actor_step(b.obs, act, weight)
         update_target(self._tgt_params, self._critic_params, c.tau)
         return {
@@ -78,6 +82,7 @@ class Iql(GaussianActorCritic):
             "train/actor_loss": actor_loss,
             "train/v_mean": float(v.detach().mean()),
             "train/weight_mean": float(weight.mean()),
+            "train/actor_lr": float(self.actor_optimizer.param_groups[0]["lr"]),
         }
 
     def _modules(self) -> dict[str, nn.Module]:

@@ -27,6 +27,12 @@ class IqlConfig:
     """In units: each Q-network's and the value network's hidden layers."""
     actor_lr: float = attrs.field(default=3e-4, validator=positive_finite)
     """Adam learning rate of the policy."""
+    actor_lr_decay_steps: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
+    )
+    """In opt steps: anneal the policy's learning rate from ``actor_lr`` to 0 along a cosine over this many
+    updates, then hold it at 0 (the paper's and CORL's code anneal over their whole run); ``None`` keeps it
+    constant."""
     critic_lr: float = attrs.field(default=3e-4, validator=positive_finite)
     """Adam learning rate of the Q-networks and the value network."""
     batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))

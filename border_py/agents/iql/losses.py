@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 
@@ -39,3 +41,16 @@ def value_target(
         [3.0, 1.0]
     """
     return reward + (1.0 - is_terminated) * discount * next_value
+
+
+def cosine_lr(base: float, step: int, decay_steps: int) -> float:
+    """The learning rate of update ``step`` (from 0) annealed from ``base`` to 0 along a cosine over
+    ``decay_steps`` updates, 0 after them (torch's ``CosineAnnealingLR`` over one half-period, stepped once
+    per update).
+
+    Example:
+        >>> cosine_lr(1.0, 0, 100), cosine_lr(1.0, 50, 100), cosine_lr(1.0, 150, 100)
+        (1.0, 0.5, 0.0)
+    """
+    done = min(step, decay_steps) / decay_steps
+    return base * 0.5 * (1.0 + math.cos(math.pi * done))
