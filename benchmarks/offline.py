@@ -212,18 +212,16 @@ def _compare(
 
 def _returns(task: Task, returns: list[float]) -> str:
     """The last return (and, with several, every one and the mean of the last three), normalised the D4RL
-    way when the dataset states its reference scores."""
-    metadata = task.dataset.metadata()
-    if "ref_min_score" in metadata:
-        low, high = float(metadata["ref_min_score"]), float(metadata["ref_max_score"])
+    way (minari's ``get_normalized_score``, x100) when the dataset states its reference scores."""
+    import minari
 
-        def show(r: float) -> str:
-            return f"{r:.1f} ({100.0 * (r - low) / (high - low):.1f})"
+    dataset = task.dataset.load()
+    has_refs = "ref_min_score" in dataset.storage.metadata
 
-    else:
-
-        def show(r: float) -> str:
+    def show(r: float) -> str:
+        if not has_refs:
             return f"{r:.1f}"
+        return f"{r:.1f} ({100.0 * float(minari.get_normalized_score(dataset, np.array(r))):.1f})"
 
     if len(returns) == 1:
         return show(returns[0])
