@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-import attrs
-
-from border_py import DefaultEvaluatorConfig
 from examples import awac_pendulum
-from examples.harness import RunOptions, with_trainer
+from examples.harness import EvalOptions, RunOptions, with_trainer
 
 EPISODES = 100
 KEYS = ("offline_best", "offline_final", "finetuned_best", "finetuned_final")
@@ -48,17 +43,15 @@ def run_seed(seed: int, env_steps: int, root: Path) -> dict[str, float]:
         "finetuned_best": model_dir / "finetune" / "best",
         "finetuned_final": model_dir / "finetune" / str(env_steps),
     }
-    wide = attrs.evolve(config, evaluator=DefaultEvaluatorConfig(n_episodes=EPISODES))
-    scores = {name: _evaluate(wide, path) for name, path in checkpoints.items()}
+    scores = {
+        name: awac_pendulum.evaluate(
+            config,
+            model_dir,
+            EvalOptions(checkpoint=path.relative_to(model_dir).as_posix(), episodes=EPISODES),
+        )
+        for name, path in checkpoints.items()
+    }
     return {**scores, "offline_s": round(offline_s), "finetune_s": round(finetune_s)}
-
-
-def _evaluate(config: awac_pendulum.Config, checkpoint: Path) -> float:
-    """The example's evaluation of ``checkpoint`` (it evaluates a directory's ``best/``, so a numbered
-    checkpoint is copied into one)."""
-    with tempfile.TemporaryDirectory() as folder:
-        shutil.copytree(checkpoint, Path(folder) / "best")
-        return awac_pendulum.evaluate(config, Path(folder))
 
 
 def main(argv: list[str] | None = None) -> int:

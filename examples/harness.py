@@ -36,6 +36,7 @@ from border_py import (
     ArrayDataset,
     Builder,
     ConfigError,
+    DefaultEvaluatorConfig,
     Evaluator,
     GymEnvConfig,
     MlflowRecorder,
@@ -393,8 +394,14 @@ def find_resume_point(model_dir: Path) -> Path | None:
 
 @attrs.frozen
 class EvalOptions:
-    """What ``--eval`` does besides scoring ``best``: record a video, export the policy."""
+    """What ``--eval`` scores (``best`` unless told), over how many episodes, and what it does besides:
+    record a video, export the policy."""
 
+    checkpoint: str = "best"
+    """The saved model to evaluate, relative to ``model_dir``: ``best``, a numbered checkpoint (``250000``),
+    or one further down (``finetune/60000``); see :func:`saved_model_path`."""
+    episodes: int | None = None
+    """Evaluation episodes, in place of the config's ``evaluator.n_episodes`` (``None``: the config's)."""
     video: Path | None = None
     """Write evaluation episodes here (``.mp4`` or ``.gif``; the ``video`` extra)."""
     video_episodes: int = 1
@@ -404,39 +411,81 @@ class EvalOptions:
     extra, ONNX (``policy.onnx``); DQN, IQN and SAC."""
 
 
+def saved_model_path(model_dir: Path, checkpoint: str) -> Path:
+    """``model_dir / checkpoint``, refused unless it names a place below ``model_dir``: a relative path
+    with no ``..`` that, links followed, stays inside (a hostile or mistyped name never loads a model from
+    elsewhere).
+
+    Raises:
+        ValueError: ``checkpoint`` is empty, absolute, climbs out with ``..``, or leads out of ``model_dir``
+            through a link (the message names it).
+
+    Example:
+        >>> saved_model_path(Path("runs/x"), "finetune/60000").as_posix()
+        'runs/x/finetune/60000'
+    """
+    rel = Path(checkpoint)
+    if not checkpoint or rel.is_absolute() or ".." in rel.parts or rel == Path("."):
+        raise ValueError(
+            f"--checkpoint {checkpoint!r}: name a saved model below {model_dir} (best, a checkpoint's number "
+            "such as 250000, or a path such as finetune/60000)"
+        )
+    path = model_dir / rel
+    if not path.resolve().is_relative_to(model_dir.resolve()):
+        raise ValueError(f"--checkpoint {checkpoint!r}: {path} leads out of {model_dir} through a link")
+    return path
+
+
 def evaluate_saved(
     config: EvaluatorConfig[V, O, A],
     make_agent: Callable[[V], Agent[O, A, Any]],
     model_dir: Path,
     options: EvalOptions | None = None,
 ) -> float:
-    """Loads ``model_dir/best`` into the agent ``make_agent`` makes and returns its greedy mean return;
-    records a video and exports the policy when ``options`` ask.
+    """Loads ``model_dir/best`` (or the saved model ``options.checkpoint`` names) into the agent
+    ``make_agent`` makes and returns its greedy mean return over the config's evaluation episodes (or
+    ``options.episodes``); records a video and exports the policy when ``options`` ask.
 
     Raises:
-        FileNotFoundError, ValueError: ``best`` is missing or incomplete (the message says what is wrong),
-            or the env cannot be recorded, or the agent cannot be exported.
+        FileNotFoundError, ValueError: the saved model is missing or incomplete, or its name leads out of
+            ``model_dir`` (the message says what is wrong), or ``options.episodes`` is below 1 or the
+            config's evaluator has no ``n_episodes``, or the env cannot be recorded, or the agent cannot
+            be exported.
     """
     options = options or EvalOptions()
     configure_torch(config.torch_threads)
-    best = resolve_saved(model_dir / "best")
-    problem = saved_model_problem(best)
+    saved = resolve_saved(saved_model_path(model_dir, options.checkpoint))
+    problem = saved_model_problem(saved)
     if problem is not None:
-        raise FileNotFoundError(f"cannot evaluate {best}: {problem}")
+        raise FileNotFoundError(f"cannot evaluate {saved}: {problem}")
+    evaluator = _with_episodes(config.evaluator, options.episodes)
     video_env = _video_env_config(config.eval_env) if options.video is not None else None
     with _eval_env(config, "the saved config") as eval_env:
         agent = make_agent(eval_env)
         if options.export is not None and not isinstance(agent, Dqn | Iqn | Sac):
             raise ValueError(f"--export writes DQN, IQN and SAC policies, not {type(agent).__name__}")
-        agent.load_params(best)
+        agent.load_params(saved)
         agent.eval()
-        score, _ = config.evaluator.build(eval_env).evaluate(agent)
-    print(f"eval of {best}: mean return {score:.1f}")
+        score, _ = evaluator.build(eval_env).evaluate(agent)
+    print(f"eval of {saved}: mean return {score:.1f}")
     if video_env is not None and options.video is not None:
         _record_video(video_env, agent, config.trainer.seed + 1, options.video, options.video_episodes)
     if options.export is not None:
         _export(agent, options.export)
     return score
+
+
+def _with_episodes(evaluator: EvaluatorBuilder[V, O, A], episodes: int | None) -> EvaluatorBuilder[V, O, A]:
+    """``evaluator`` with ``n_episodes`` set to ``episodes`` (unchanged for ``None``)."""
+    if episodes is None:
+        return evaluator
+    if episodes < 1:
+        raise ValueError(f"--eval-episodes must be >= 1, got {episodes}")
+    if not isinstance(evaluator, DefaultEvaluatorConfig):
+        raise ValueError(
+            f"--eval-episodes sets DefaultEvaluatorConfig.n_episodes; this config has {evaluator!r}"
+        )
+    return attrs.evolve(evaluator, n_episodes=episodes)
 
 
 def _video_env_config(env: object) -> GymEnvConfig:
@@ -539,6 +588,15 @@ def _parser(doc: str | None, extra: Sequence[Flag]) -> argparse.ArgumentParser:
         "--resume", action="store_true", help="train, continuing from the newest checkpoint in model_dir"
     )
     parser.add_argument("--eval", action="store_true", help="evaluate model_dir/best")
+    parser.add_argument(
+        "--checkpoint",
+        default="best",
+        help="with --eval: the saved model below model_dir to evaluate (default best; a checkpoint's "
+        "number such as 250000, or a path such as finetune/60000)",
+    )
+    parser.add_argument(
+        "--eval-episodes", type=int, help="with --eval: evaluation episodes (default: the config's)"
+    )
     parser.add_argument("--video", type=Path, help="with --eval: record episodes to this .mp4 or .gif")
     parser.add_argument("--video-episodes", type=int, default=1, help="episodes in the video (default 1)")
     parser.add_argument(
@@ -646,15 +704,26 @@ def run_example(
         parser.error("--resume needs --model-dir")
     if args.resume and args.overwrite:
         parser.error("--resume continues the run in model_dir; --overwrite removes it: give one")
-    if (args.video is not None or args.export is not None) and not args.eval:
-        parser.error("--video and --export go with --eval")
+    eval_only = (args.video, args.export, args.eval_episodes, None if args.checkpoint == "best" else 1)
+    if any(flag is not None for flag in eval_only) and not args.eval:
+        parser.error("--video, --export, --checkpoint and --eval-episodes go with --eval")
     if args.video_episodes < 1:
         parser.error(f"--video-episodes must be >= 1, got {args.video_episodes}")
-    eval_options = EvalOptions(video=args.video, video_episodes=args.video_episodes, export=args.export)
+    if args.eval_episodes is not None and args.eval_episodes < 1:
+        parser.error(f"--eval-episodes must be >= 1, got {args.eval_episodes}")
+    eval_options = EvalOptions(
+        checkpoint=args.checkpoint,
+        episodes=args.eval_episodes,
+        video=args.video,
+        video_episodes=args.video_episodes,
+        export=args.export,
+    )
     try:
         if args.video is not None:  # before hours of training, not after
             check_video_path(args.video)
         config, source = _resolve_config(args, default)
+        if args.eval and config.trainer.model_dir is not None:  # a bad name, before training too
+            saved_model_path(Path(config.trainer.model_dir), args.checkpoint)
         if args.train or args.resume:
             extra = {f.name.replace("-", "_"): getattr(args, f.name.replace("-", "_")) for f in extra_flags}
             options = RunOptions(

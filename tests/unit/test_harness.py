@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import attrs
@@ -226,3 +227,66 @@ def test_the_dataset_builder_reuses_a_behaviour_run_only_when_it_ended(tmp_path:
     assert _final_checkpoint(tmp_path, by_steps) is None
     done = save(2_000, None)
     assert _final_checkpoint(tmp_path, by_steps) == done
+
+
+def test_eval_checkpoint_scores_a_numbered_checkpoint_over_the_episodes_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--checkpoint 20 --eval-episodes 3`` scores what a copy of checkpoint 20 scores as another run's
+    ``best/`` with a config of 3 evaluation episodes (the config's own is 1)."""
+    run = tmp_path / "run"
+    assert _main("--train", "--config", str(_tiny(tmp_path)), "--model-dir", str(run)) == 0
+    capsys.readouterr()
+
+    def score(*args: str) -> float:
+        assert _main("--eval", *args) == 0
+        match = re.search(r"eval of (.+): mean return (-?[\d.]+)", capsys.readouterr().out)
+        assert match is not None
+        return float(match[2])
+
+    asked = score("--model-dir", str(run), "--checkpoint", "20", "--eval-episodes", "3")
+    copy = tmp_path / "copy"
+    config = load_yaml(dqn_cartpole.Config, run / "config.yaml")
+    save_yaml(
+        attrs.evolve(config, evaluator=attrs.evolve(config.evaluator, n_episodes=3)), tmp_path / "3.yaml"
+    )
+    shutil.copytree(run / "20", copy / "best")
+    assert asked == score("--config", str(tmp_path / "3.yaml"), "--model-dir", str(copy))
+    assert asked != score("--model-dir", str(run), "--checkpoint", "20")  # 1 episode scores otherwise
+
+
+def test_eval_checkpoint_refuses_names_outside_the_model_dir_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, outside = tmp_path / "run", tmp_path / "outside"
+    config = str(_tiny(tmp_path))
+    for name in ("../outside", str(outside), ""):
+        assert (
+            _main("--train", "--eval", "--config", config, "--model-dir", str(run), "--checkpoint", name) == 2
+        )
+        assert f"--checkpoint {name!r}: name a saved model below {run}" in capsys.readouterr().err
+        assert not run.exists()  # refused before training wrote anything
+    assert _main("--train", "--config", config, "--model-dir", str(run)) == 0
+    shutil.copytree(run / "20", outside / "20")
+    (run / "away").symlink_to(outside)
+    capsys.readouterr()
+    assert _main("--eval", "--model-dir", str(run), "--checkpoint", "away/20") == 2
+    assert f"{run / 'away' / '20'} leads out of {run} through a link" in capsys.readouterr().err
+    assert _main("--eval", "--model-dir", str(run), "--checkpoint", "999") == 2
+    assert f"cannot evaluate {run / '999'}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--checkpoint", "20"], "go with --eval"),
+        (["--eval-episodes", "3"], "go with --eval"),
+        (["--eval", "--eval-episodes", "0"], "--eval-episodes must be >= 1, got 0"),
+    ],
+)
+def test_eval_flags_are_usage_errors_out_of_place(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        _main("--train", "--model-dir", str(tmp_path / "run"), *args)
+    assert message in capsys.readouterr().err
