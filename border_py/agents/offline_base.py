@@ -219,11 +219,15 @@ class GaussianActorCritic(OfflineAgent):
         assert self.scale is not None
         return self.scale.to_unit(act)
 
-    def _critic_step(self, obs: torch.Tensor, unit_act: torch.Tensor, target: torch.Tensor) -> float:
-        """One step of every critic towards ``target``; returns the loss."""
-        loss = ((self.critic(obs, unit_act) - target) ** 2).mean(dim=1).sum()
+    def _critic_step(
+        self, obs: torch.Tensor, unit_act: torch.Tensor, target: torch.Tensor
+    ) -> tuple[float, torch.Tensor]:
+        """One step of every critic towards ``target``; returns the loss and the critics' values
+        ``Q_i(obs, unit_act)`` before the step, ``(n, batch)``, detached."""
+        q = self.critic(obs, unit_act)
+        loss = ((q - target) ** 2).mean(dim=1).sum()
         gradient_step(self.critic_optimizer, loss, self._critic_params, None)
-        return float(loss.detach())
+        return float(loss.detach()), q.detach()
 
     def _actor_step(self, obs: torch.Tensor, unit_act: torch.Tensor, weight: torch.Tensor) -> float:
         """One step of advantage-weighted regression: ``-mean(weight * log pi(a|s))``; returns the loss."""

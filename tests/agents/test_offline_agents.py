@@ -126,6 +126,30 @@ def test_one_update_moves_every_network_and_records_finite_values(make: Any) -> 
     assert agent.opt(_dataset(16)) is None  # fewer than a batch
 
 
+def test_awac_advantage_and_weights_come_from_the_critics_before_the_step() -> None:
+    """As in the AWAC authors' code: ``A = min_i Q_i(s, a) - min_i Q_i(s, a_pi)`` with the critics as they
+    were before this update's critic step (recomputed here from a copy of the agent taken before it)."""
+    agent = Awac(AwacConfig(batch_size=32, lam=0.5, max_weight=3.0), 3, BOUNDS, seed=0)
+    batch = _dataset().batch(32)
+    act = agent._unit(batch.act)
+    generator = torch.Generator().set_state(agent.generator.get_state())
+    with torch.no_grad():
+        agent.actor.sample(batch.next_obs, generator)  # the Q target's a' comes first
+        pi_act = agent.actor.sample(batch.obs, generator).clamp(-1.0, 1.0)
+        expected = (
+            agent.critic(batch.obs, act).min(dim=0).values - agent.critic(batch.obs, pi_act).min(dim=0).values
+        )
+    record = agent._update(batch)
+    assert record["train/advantage_mean"] == pytest.approx(float(expected.mean()), rel=1e-5)
+    weights = torch.exp(expected / 0.5).clamp(max=3.0)
+    assert record["train/weight_mean"] == pytest.approx(float(weights.mean()), rel=1e-5)
+    with torch.no_grad():  # the step moved the critics: their advantage now differs
+        after = (
+            agent.critic(batch.obs, act).min(dim=0).values - agent.critic(batch.obs, pi_act).min(dim=0).values
+        )
+    assert float(after.mean()) != pytest.approx(float(expected.mean()), rel=1e-5)
+
+
 def test_iql_weights_are_clipped_and_its_value_tracks_the_upper_expectile_of_q() -> None:
     agent = Iql(IqlConfig(batch_size=64, expectile=0.9, max_weight=5.0), 3, BOUNDS, seed=0)
     dataset = _dataset()

@@ -21,7 +21,9 @@ class Awac(GaussianActorCritic):
     Each update: the Q-networks regress to ``r + discount * min_i Q_target_i(s', a')`` with ``a' ~ pi(s')``;
     the actor maximises ``exp(A / lam) * log pi(a|s)`` (clipped at ``max_weight``) with
     ``A = min_i Q_i(s, a) - min_i Q_i(s, a_pi)``, ``a_pi ~ pi(s)``; then the targets move by Polyak
-    averaging.
+    averaging. ``A`` comes from the critics before this update's step, as in the AWAC authors' code
+    (rlkit), so ``Q_i(s, a)`` is the forward pass the critic loss made, not another one (a sixth of the
+    update's arithmetic at d3rlpy's batch of 1024).
 
     Args:
         config: hyperparameters.
@@ -58,15 +60,13 @@ class Awac(GaussianActorCritic):
         with torch.no_grad():
             next_act = self.actor.sample(b.next_obs, self.generator).clamp(-1.0, 1.0)
             next_q = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
-        critic_loss = self._critic_step(
+            pi_act = self.actor.sample(b.obs, self.generator).clamp(-1.0, 1.0)
+            v_pi = self.critic(b.obs, pi_act).min(dim=0).values
+        critic_loss, q = self._critic_step(
             b.obs, act, value_target(b.reward, b.is_terminated, b.discount, next_q)
         )
-        with torch.no_grad():
-            pi_act = self.actor.sample(b.obs, self.generator).clamp(-1.0, 1.0)
-            advantage = (
-                self.critic(b.obs, act).min(dim=0).values - self.critic(b.obs, pi_act).min(dim=0).values
-            )
-            weight = advantage_weights(advantage, 1.0 / c.lam, c.max_weight)
+        advantage = q.min(dim=0).values - v_pi
+        weight = advantage_weights(advantage, 1.0 / c.lam, c.max_weight)
         actor_loss = self._actor_step(b.obs, act, weight)
         update_target(self._tgt_params, self._critic_params, c.tau)
         return {

@@ -67,7 +67,7 @@ class Iql(GaussianActorCritic):
         v = self.value(b.obs).squeeze(-1)
         value_loss = expectile_loss(target_q - v, c.expectile)
         gradient_step(self.value_optimizer, value_loss, self._value_params, None)
-        critic_loss = self._critic_step(
+        critic_loss, _ = self._critic_step(
             b.obs, act, value_target(b.reward, b.is_terminated, b.discount, next_v)
         )
         weight = advantage_weights(target_q - v.detach(), c.temperature, c.max_weight)
