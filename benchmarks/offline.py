@@ -161,13 +161,13 @@ def train_and_evaluate(
     return steps / elapsed, returns
 
 
-def run(threads: int, quick: bool, seed: int = 0) -> list[Row]:
-    """Each algorithm on both sides on pendulum-medium, the return at the end of the budget (200 steps
-    each with ``quick``, no return compared)."""
+def run(threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = tuple(BUDGETS)) -> list[Row]:
+    """``algos`` on both sides on pendulum-medium, the return at the end of the budget (200 steps each
+    with ``quick``, no return compared)."""
     dataset = PENDULUM.dataset.build(seed)
     rows = []
-    for name, budget in BUDGETS.items():
-        steps = 200 if quick else budget
+    for name in algos:
+        steps = 200 if quick else BUDGETS[name]
         rows.append(_compare(name, PENDULUM, dataset, steps, steps, threads, quick, seed))
     return rows
 
@@ -231,16 +231,20 @@ def _returns(task: Task, returns: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.offline --seed N [--hopper [--algos IQL BC]]``: one seed of a group (1 torch
-    thread)."""
+    """``python -m benchmarks.offline --seed N [--hopper] [--algos IQL BC]``: one seed of a group (1 torch
+    thread), all its algorithms or those named."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hopper", action="store_true", help="the offline_hopper group")
-    parser.add_argument("--algos", nargs="+", choices=HOPPER_ALGOS, default=list(HOPPER_ALGOS))
+    parser.add_argument("--algos", nargs="+", choices=list(BUDGETS), help="default: all of the group's")
     args = parser.parse_args(argv)
+    group = HOPPER_ALGOS if args.hopper else tuple(BUDGETS)
+    algos = group if args.algos is None else tuple(args.algos)
+    if not set(algos) <= set(group):
+        parser.error(f"--algos: the group runs {', '.join(group)}; got {', '.join(algos)}")
     configure_torch(1)
     torch.set_flush_denormal(True)
-    rows = run_hopper(1, False, args.seed, tuple(args.algos)) if args.hopper else run(1, False, args.seed)
+    rows = run_hopper(1, False, args.seed, algos) if args.hopper else run(1, False, args.seed, algos)
     print(table(rows), flush=True)
     return 0
 
