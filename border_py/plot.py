@@ -87,6 +87,21 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
     return runs
 
 
+def _own_event_dirs(run_dir: Path) -> list[Path]:
+    """The directories of ``run_dir``'s event files, less those of a run nested in it (a subdirectory with
+    a ``config.yaml`` of its own, such as AWAC's fine-tuning run in ``model_dir/finetune``): their steps
+    would interleave with the run's own."""
+    return sorted(
+        {
+            e.parent
+            for e in run_dir.rglob("events.out.tfevents.*")
+            if not any(
+                (p / "config.yaml").is_file() for p in e.parents if p != run_dir and p.is_relative_to(run_dir)
+            )
+        }
+    )
+
+
 def _run_dir_of(event_file: Path) -> Path:
     """The run an event file belongs to: the nearest directory above it with a ``config.yaml``, else the
     event file's directory (the examples write events to ``model_dir/tensorboard``)."""
@@ -97,7 +112,8 @@ def _run_dir_of(event_file: Path) -> Path:
 
 
 def read_curve(run_dir: Path, key: str) -> Curve:
-    """``key``'s series in ``run_dir``'s event files (all of them, in order: a resumed run's too).
+    """``key``'s series in ``run_dir``'s event files (all of them, in order: a resumed run's too; not those
+    of a run nested in it).
 
     A resumed run's writer purges the steps after its checkpoint; TensorBoard's reader applies that purge, so
     the series has each step once.
@@ -110,7 +126,7 @@ def read_curve(run_dir: Path, key: str) -> Curve:
 
     values: dict[int, float] = {}
     env_steps: dict[int, float] = {}
-    for logdir in sorted({e.parent for e in run_dir.rglob("events.out.tfevents.*")}):
+    for logdir in _own_event_dirs(run_dir):
         acc = EventAccumulator(str(logdir), size_guidance={"scalars": 0})
         acc.Reload()
         tags = acc.Tags()["scalars"]
@@ -134,7 +150,7 @@ def _scalar_tags(run_dir: Path) -> set[str]:
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     tags: set[str] = set()
-    for logdir in {e.parent for e in run_dir.rglob("events.out.tfevents.*")}:
+    for logdir in _own_event_dirs(run_dir):
         acc = EventAccumulator(str(logdir), size_guidance={"scalars": 0})
         acc.Reload()
         tags.update(acc.Tags()["scalars"])

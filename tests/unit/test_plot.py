@@ -86,6 +86,17 @@ def test_a_resumed_runs_purged_steps_are_read_once(tmp_path: Path) -> None:
     assert curve.values.tolist() == [1.0, 2.0, 30.0]
 
 
+def test_a_run_nested_in_another_is_read_apart(tmp_path: Path) -> None:
+    """AWAC's fine-tuning writes its own run (config and events) into ``model_dir/finetune``."""
+    outer = _run(tmp_path / "r", 0, 1e-3, [1.0, 2.0, 3.0])
+    inner = _run(outer / "finetune", 0, 1e-3, [-5.0, -6.0, -7.0, -8.0], env_per_opt=1)  # steps 100-400
+    curve = read_curve(outer, "eval/episode_return")
+    assert curve.values.tolist() == [1.0, 2.0, 3.0]
+    assert curve.env_steps.tolist() == [400.0, 800.0, 1200.0]
+    assert read_curve(inner, "eval/episode_return").values.tolist() == [-5.0, -6.0, -7.0, -8.0]
+    assert find_runs([outer]) == [outer]
+
+
 def test_the_interquartile_mean_and_its_bootstrap_interval_by_hand() -> None:
     values = np.array([[1.0], [2.0], [3.0], [100.0]])
     assert interquartile_mean(values).tolist() == [2.5]  # the middle two of four
