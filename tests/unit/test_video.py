@@ -108,6 +108,6 @@ def test_video_and_export_need_eval_and_a_good_path(
 ) -> None:
     with pytest.raises(SystemExit):
         _main("--train", "--video", str(tmp_path / "x.mp4"))
-    assert "--video and --export go with --eval" in capsys.readouterr().err
+    assert "--video, --export, --checkpoint and --eval-episodes go with --eval" in capsys.readouterr().err
     assert _main("--eval", "--model-dir", str(tmp_path), "--video", str(tmp_path / "x.avi")) == 2
     assert "must end in .mp4 or .gif" in capsys.readouterr().err
