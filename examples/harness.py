@@ -704,8 +704,8 @@ def run_example(
         parser.error("--resume needs --model-dir")
     if args.resume and args.overwrite:
         parser.error("--resume continues the run in model_dir; --overwrite removes it: give one")
-    eval_only = (args.video, args.export, args.eval_episodes, None if args.checkpoint == "best" else 1)
-    if any(flag is not None for flag in eval_only) and not args.eval:
+    eval_only = (args.video, args.export, args.eval_episodes)
+    if (any(flag is not None for flag in eval_only) or args.checkpoint != "best") and not args.eval:
         parser.error("--video, --export, --checkpoint and --eval-episodes go with --eval")
     if args.video_episodes < 1:
         parser.error(f"--video-episodes must be >= 1, got {args.video_episodes}")
