@@ -70,7 +70,15 @@ def model_dir_lock(model_dir: Path) -> Iterator[None]:
             fd, count = _held[key]
             _held[key] = (fd, count - 1)
         return
-    fd = os.open(model_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        # O_NOFOLLOW: a model directory is untrusted; a planted link must not make us write through it.
+        fd = os.open(model_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if (model_dir / LOCK_FILE).is_symlink():
+            raise PermissionError(
+                f"{model_dir / LOCK_FILE} is a symbolic link: refusing to write through it (remove it)"
+            ) from exc
+        raise
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -7,12 +7,13 @@ DatasetBuffer), :mod:`evaluator`, :mod:`recorder`, :mod:`builder` (what the trai
 """
 
 from border_py.base.agent import Agent
-from border_py.base.builder import Builder, SeededBuilder
+from border_py.base.builder import AgentBuilder, Builder, SeededBuilder
 from border_py.base.env import AnyEnv, Env, VecEnv
 from border_py.base.evaluator import Evaluator
 from border_py.base.policy import BatchPolicy, Policy
 from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import DatasetBuffer, ExperienceBuffer, ReplayBuffer, TrainingBuffer
+from border_py.base.spaces import HasSpaces, Spaces
 from border_py.base.step import Step
 from border_py.base.step_processor import StepProcessor
 from border_py.base.sync_model import ActingAgent, SyncAgent, SyncModel
@@ -20,6 +21,7 @@ from border_py.base.sync_model import ActingAgent, SyncAgent, SyncModel
 __all__ = [
     "ActingAgent",
     "Agent",
+    "AgentBuilder",
     "AnyEnv",
     "BatchPolicy",
     "Builder",
@@ -27,10 +29,12 @@ __all__ = [
     "Env",
     "Evaluator",
     "ExperienceBuffer",
+    "HasSpaces",
     "Policy",
     "Recorder",
     "ReplayBuffer",
     "SeededBuilder",
+    "Spaces",
     "Step",
     "StepProcessor",
     "SyncAgent",

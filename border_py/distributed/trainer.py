@@ -38,13 +38,14 @@ from border_py.distributed.regime import SAME_ON_RESUME, AsyncRegime, check_clus
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasRolloutShape,
+    PreparedRun,
     check_agent_fits,
     check_checkpoint,
     run_training,
     training_session,
 )
 from border_py.trainer.online import E, P, R
-from border_py.trainer.result import TrainResult
+from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import describe_config
 
 
@@ -107,6 +108,38 @@ class AsyncTrainer(Generic[E, P, R]):
         self.env_config = env_config
         self.step_proc_config = step_proc_config
         self.replay_buffer_config = replay_buffer_config
+        self.observers: list[EvaluationObserver] = []
+        """Hear each evaluation; one returning ``True`` stops training (tuning's pruner, early stopping)."""
+
+    def prepare(
+        self: AsyncTrainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        agent: SyncAgent[O, A, B],
+        make_actor_agent: Callable[[int], ActingAgent[O, A]],
+        evaluator: Evaluator[O, A] | None = None,
+        *,
+        resume_from: Path | str | None = None,
+    ) -> PreparedRun:
+        """Runs every check the learner can run before Ray starts, writing nothing: an evaluator for
+        ``eval_interval``, the agent's batch against the buffer, the resume point, and the env (built
+        once with the actors' first seed and closed: the actors build their own). :meth:`PreparedRun.run`
+        then joins or starts Ray, checks the cluster's CPUs and trains.
+
+        Raises:
+            ValueError, FileNotFoundError: a check failed; nothing was written.
+        """
+        config = self.config
+        check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
+        if resume_from is not None:
+            self.check_resume(resume_from)
+        self.env_config.build(config.seed + 1000).close()
+
+        def start(recorder: Recorder, progress: bool) -> TrainResult:
+            with ray_session(self.async_config.address):
+                check_cluster_fits(self.async_config)  # before the model directory is touched
+                with training_session(config, resume_from):
+                    return self._train(agent, make_actor_agent, recorder, evaluator, progress, resume_from)
+
+        return PreparedRun(start, lambda: None)
 
     def train(
         self: AsyncTrainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
@@ -118,9 +151,9 @@ class AsyncTrainer(Generic[E, P, R]):
         progress: bool = False,
         resume_from: Path | str | None = None,
     ) -> TrainResult:
-        """Runs the actors and the learner until ``max_opts``, ``max_env_steps`` (over all actors) or
-        ``stop_score``; see :meth:`border_py.Trainer.train` for the arguments, the result and the errors
-        they share.
+        """Runs the actors and the learner until ``max_opts``, ``max_env_steps`` (over all actors),
+        ``stop_score`` or an observer's stop (:meth:`prepare`, then :meth:`PreparedRun.run`); see
+        :meth:`border_py.Trainer.train` for the arguments, the result and the errors they share.
 
         Args:
             agent: the learner's agent.
@@ -130,12 +163,8 @@ class AsyncTrainer(Generic[E, P, R]):
             ImportError: ray is not installed.
             RuntimeError: an actor died more than ``max_restarts`` times.
         """
-        config = self.config
-        check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
-        with ray_session(self.async_config.address):
-            check_cluster_fits(self.async_config)  # before the model directory is touched
-            with training_session(config, resume_from):
-                return self._train(agent, make_actor_agent, recorder, evaluator, progress, resume_from)
+        prepared = self.prepare(agent, make_actor_agent, evaluator, resume_from=resume_from)
+        return prepared.run(recorder, progress=progress)
 
     def _train(
         self: AsyncTrainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
@@ -151,7 +180,7 @@ class AsyncTrainer(Generic[E, P, R]):
         regime = AsyncRegime(self, buffer, agent, make_actor_agent)
         try:
             return run_training(
-                self.config, regime, agent, buffer, recorder, evaluator, progress, resume_from
+                self.config, regime, agent, buffer, recorder, evaluator, progress, resume_from, self.observers
             )
         finally:
             regime.stop()

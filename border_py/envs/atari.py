@@ -254,6 +254,10 @@ class AtariVecEnvConfig:
         """Makes the vector env; its first reset is seeded with ``seed``."""
         return AtariVecEnv(self, seed)
 
+    def evaluation(self) -> AtariEnvConfig:
+        """The evaluation env's config: one game, played whole, with raw rewards."""
+        return self.env.evaluation()
+
 
 class AtariVecEnv:
     """``num_envs`` Atari games behind the :class:`~border_py.base.VecEnv` protocol, stepped by ale-py on

@@ -54,6 +54,10 @@ class GymVecEnvConfig:
     clip_actions: bool = False
     """Clip Box actions into the action space instead of refusing them."""
 
+    def evaluation(self) -> GymEnvConfig:
+        """The evaluation env's config: one sub-env (:meth:`single`)."""
+        return self.single()
+
     def single(self) -> GymEnvConfig:
         """The config of one sub-env, e.g. for the evaluation env."""
         return GymEnvConfig(

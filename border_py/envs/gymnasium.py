@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import Spaces
 from border_py.base.step import Step
 from border_py.record import Record
 
@@ -148,6 +149,22 @@ class SpaceInfo:
         assert shape is not None  # a Box space always has a shape
         return int(np.prod(shape))
 
+    @property
+    def spaces(self) -> Spaces:
+        """The observation shape and action space, as agents are built from them.
+
+        Raises:
+            TypeError: the action space is neither Discrete nor a Box (naming the env).
+        """
+        shape = tuple(int(n) for n in self.observation_space.shape or ())
+        if isinstance(self.action_space, gym.spaces.Discrete):
+            return Spaces(obs_shape=shape, n_actions=int(self.action_space.n))
+        if isinstance(self.action_space, gym.spaces.Box):
+            return Spaces(
+                obs_shape=shape, action_low=self.action_space.low, action_high=self.action_space.high
+            )
+        raise TypeError(f"{self.name}: agents act in Discrete or Box spaces, not {self.action_space}")
+
 
 @attrs.frozen(kw_only=True)
 class GymEnvConfig:
@@ -174,6 +191,10 @@ class GymEnvConfig:
     def build(self, seed: int) -> GymEnv:
         """Makes the env; its first ``reset`` and its action space are seeded with ``seed``."""
         return GymEnv(self, seed)
+
+    def evaluation(self) -> GymEnvConfig:
+        """The evaluation env's config: this one (the run layer seeds it apart from the training env)."""
+        return self
 
 
 class GymEnv(SpaceInfo):

@@ -10,7 +10,7 @@ checkpoint every ``save_interval``, and decide when training stops (``max_opts``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic
 
@@ -21,7 +21,7 @@ from border_py.base.typevars import A, O
 from border_py.checkpoint import Writer, prune_checkpoints, save_checkpoint
 from border_py.record import Record
 from border_py.trainer.config import TrainerConfig
-from border_py.trainer.result import Evaluation, StopReason, TrainResult
+from border_py.trainer.result import Evaluation, EvaluationObserver, StopReason, TrainResult
 
 
 class Bookkeeper(Generic[O, A]):
@@ -36,6 +36,8 @@ class Bookkeeper(Generic[O, A]):
         take_record: the regime's own numbers since the last call, recorded at each ``record_interval``
             beside the counters (online: ``time/fps``; offline: none).
         write_state: writes the training state (the regime's and :meth:`state_dict`) into a checkpoint.
+        observers: hear each evaluation; one returning ``True`` stops training (``stop_reason``
+            ``"observer"``).
 
     Example:
         >>> from border_py.testing import FakeAgent
@@ -57,6 +59,7 @@ class Bookkeeper(Generic[O, A]):
         meta: dict[str, Any],
         take_record: Callable[[], Mapping[str, float]],
         write_state: Writer,
+        observers: Sequence[EvaluationObserver] = (),
     ) -> None:
         self.config = config
         self.agent = agent
@@ -65,6 +68,7 @@ class Bookkeeper(Generic[O, A]):
         self.meta = meta
         self.take_record = take_record
         self.write_state = write_state
+        self.observers = tuple(observers)
         self.model_dir = None if config.model_dir is None else Path(config.model_dir)
         self.env_steps = 0
         self.opt_steps = 0
@@ -77,6 +81,7 @@ class Bookkeeper(Generic[O, A]):
         self.opt_steps_since_record = 0
         self.last_checkpoint: int | None = None
         self._score_reached = False
+        self._observer_stop = False
 
     @property
     def last_score(self) -> float | None:
@@ -88,7 +93,8 @@ class Bookkeeper(Generic[O, A]):
         """Whether another opt step may run: neither ``max_opts`` nor ``stop_score`` was reached. (An env
         step budget that ran out still lets the opt steps due at its last env step run.)"""
         limit = self.config.max_opts
-        return not self._score_reached and (limit is None or self.opt_steps < limit)
+        stopped = self._score_reached or self._observer_stop
+        return not stopped and (limit is None or self.opt_steps < limit)
 
     @property
     def stop_reason(self) -> StopReason | None:
@@ -96,6 +102,8 @@ class Bookkeeper(Generic[O, A]):
         c = self.config
         if self._score_reached:
             return "stop_score"
+        if self._observer_stop:
+            return "observer"
         if c.max_opts is not None and self.opt_steps >= c.max_opts:
             return "max_opts"
         if c.max_env_steps is not None and self.env_steps >= c.max_env_steps:
@@ -140,13 +148,17 @@ class Bookkeeper(Generic[O, A]):
             score, record = self.evaluator.evaluate(self.agent)
         finally:
             self.agent.train()
-        self.evaluations.append(Evaluation(self.opt_steps, self.env_steps, score))
+        evaluation = Evaluation(self.opt_steps, self.env_steps, score)
+        self.evaluations.append(evaluation)
         self.recorder.store(record.merge({"eval_reward": score}))
         if score > self.best_score:
             self.best_score = score
             self._save("best", score, [self.agent.save_params])
         stop_score = self.config.stop_score
         self._score_reached = stop_score is not None and score >= stop_score
+        # Every observer hears every evaluation, also after one of them asked to stop.
+        stops = [observer(evaluation) for observer in self.observers]
+        self._observer_stop = self._observer_stop or any(stops)
 
     def _record(self) -> None:
         opt_rate = self.opt_steps_since_record / self.opt_seconds if self.opt_seconds > 0 else 0.0

@@ -19,7 +19,7 @@ is the :class:`~border_py.trainer.bookkeeper.Bookkeeper`'s.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -36,7 +36,7 @@ from border_py.seeding import global_rng_states, set_global_rng_states
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.interrupts import Interrupts, TrainingInterrupted
-from border_py.trainer.result import TrainResult
+from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import check_same_setup, read_trainer_state, write_trainer_state
 
 
@@ -182,6 +182,7 @@ def run_training(
     evaluator: Evaluator[O, A] | None,
     progress: bool,
     resume_from: Path | str | None,
+    observers: Sequence[EvaluationObserver] = (),
 ) -> TrainResult:
     """Runs the loop of the module docstring until the books say stop; see ``Trainer.train``."""
 
@@ -195,7 +196,7 @@ def run_training(
         return [write_trainer_state(path, state), *regime.save_files(path)]
 
     meta = {"config": regime.setup()}
-    books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_record, write_state)
+    books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_record, write_state, observers)
     rng = None if resume_from is None else _restore(Path(resume_from), regime, agent, books)
     agent.train()
     by_opts = config.max_opts is not None
@@ -228,6 +229,46 @@ def run_training(
                 interrupts.signum, books.opt_steps, books.env_steps, books.checkpoint_dir()
             )
     return books.result()
+
+
+class PreparedRun:
+    """A run whose components are built and whose every check has passed (``Trainer.prepare``): nothing
+    is written until :meth:`run`. Close it (or use it as a context manager) to release what it built when
+    it is not run.
+
+    Args:
+        start: trains with the recorder and the progress flag it is given.
+        release: closes what was built (the env); called once, after the run or by :meth:`close`.
+    """
+
+    def __init__(self, start: Callable[[Recorder, bool], TrainResult], release: Callable[[], None]) -> None:
+        self._start = start
+        self._release: Callable[[], None] | None = release
+
+    def run(self, recorder: Recorder, *, progress: bool = False) -> TrainResult:
+        """Trains (see ``Trainer.train`` for what it does and raises), then releases what was built.
+
+        Raises:
+            RuntimeError: the run was closed or has run already.
+        """
+        if self._release is None:
+            raise RuntimeError("this prepared run was closed or has run already: prepare another")
+        try:
+            return self._start(recorder, progress)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Releases what was built, once."""
+        release, self._release = self._release, None
+        if release is not None:
+            release()
+
+    def __enter__(self) -> PreparedRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def check_checkpoint(path: Path, regime: str, setup: dict[str, Any], same: tuple[str, ...]) -> dict[str, Any]:

@@ -22,12 +22,13 @@ from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasBatchSize,
+    PreparedRun,
     check_agent_fits,
     check_checkpoint,
     run_training,
     training_session,
 )
-from border_py.trainer.result import TrainResult
+from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import describe_config
 
 D = TypeVar("D", bound=DatasetBuffer[Any], covariant=True)
@@ -83,6 +84,41 @@ class OfflineTrainer(Generic[D]):
                 )
         self.config = config
         self.dataset_config = dataset_config
+        self.observers: list[EvaluationObserver] = []
+        """Hear each evaluation; one returning ``True`` stops training (tuning's pruner, early stopping)."""
+
+    def prepare(
+        self: OfflineTrainer[DatasetBuffer[B]],
+        agent: Agent[O, A, B],
+        evaluator: Evaluator[O, A] | None = None,
+        *,
+        resume_from: Path | str | None = None,
+        dataset: DatasetBuffer[B] | None = None,
+    ) -> PreparedRun:
+        """Builds the dataset (unless the caller built it with ``dataset_config`` and ``config.seed``
+        already, to size the agent from it) and runs every check of the run, writing nothing (see
+        :meth:`border_py.trainer.Trainer.prepare`); here also an empty dataset or a batch larger than it.
+        """
+        config = self.config
+        check_agent_fits(config, agent, self.dataset_config, evaluator)
+        if resume_from is not None:
+            self.check_resume(resume_from)
+        if dataset is None:
+            dataset = self.dataset_config.build(config.seed)
+        if isinstance(agent, HasBatchSize) and agent.batch_size > len(dataset):
+            raise ValueError(
+                f"agent.batch_size ({agent.batch_size}) is larger than the dataset ({len(dataset)} "
+                "items): the agent would never take an opt step"
+            )
+        regime = OfflineRegime(self, dataset)
+
+        def start(recorder: Recorder, progress: bool) -> TrainResult:
+            with training_session(config, resume_from):
+                return run_training(
+                    config, regime, agent, dataset, recorder, evaluator, progress, resume_from, self.observers
+                )
+
+        return PreparedRun(start, lambda: None)
 
     def train(
         self: OfflineTrainer[DatasetBuffer[B]],
@@ -93,22 +129,13 @@ class OfflineTrainer(Generic[D]):
         progress: bool = False,
         resume_from: Path | str | None = None,
     ) -> TrainResult:
-        """Runs opt steps until ``max_opts`` or an evaluation scoring ``stop_score``.
+        """Runs opt steps until ``max_opts``, an evaluation scoring ``stop_score`` or an observer's stop:
+        :meth:`prepare`, then :meth:`PreparedRun.run`.
 
         Arguments, returns and errors are those of :meth:`border_py.trainer.Trainer.train`; here
         ``env_steps`` stays 0 and ``ValueError`` also means an empty dataset or a batch larger than it.
         """
-        config = self.config
-        check_agent_fits(config, agent, self.dataset_config, evaluator)
-        with training_session(config, resume_from):
-            dataset = self.dataset_config.build(config.seed)
-            if isinstance(agent, HasBatchSize) and agent.batch_size > len(dataset):
-                raise ValueError(
-                    f"agent.batch_size ({agent.batch_size}) is larger than the dataset ({len(dataset)} "
-                    "items): the agent would never take an opt step"
-                )
-            regime = OfflineRegime(self, dataset)
-            return run_training(config, regime, agent, dataset, recorder, evaluator, progress, resume_from)
+        return self.prepare(agent, evaluator, resume_from=resume_from).run(recorder, progress=progress)
 
     def setup(self, dataset_size: int | None = None) -> dict[str, Any]:
         """The configs a checkpoint's ``meta.yaml`` records: trainer and dataset, and the dataset's size

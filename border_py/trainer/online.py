@@ -37,13 +37,14 @@ from border_py.config import to_dict
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
+    PreparedRun,
     check_agent_fits,
     check_checkpoint,
     check_rollout_fits,
     run_training,
     training_session,
 )
-from border_py.trainer.result import TrainResult
+from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.sampler import SyncSampler
 from border_py.trainer.state import describe_config
 
@@ -94,6 +95,46 @@ class Trainer(Generic[E, P, R]):
         self.env_config = env_config
         self.step_proc_config = step_proc_config
         self.replay_buffer_config = replay_buffer_config
+        self.observers: list[EvaluationObserver] = []
+        """Hear each evaluation; one returning ``True`` stops training (tuning's pruner, early stopping)."""
+
+    def prepare(
+        self: Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        agent: Agent[O, A, B],
+        evaluator: Evaluator[O, A] | None = None,
+        *,
+        resume_from: Path | str | None = None,
+    ) -> PreparedRun:
+        """Builds the env (once) and the buffer and runs every check of the run, writing nothing: an
+        evaluator for ``eval_interval``, the agent's batch against the buffer, a rollout buffer's shape
+        against the env, and the resume point against this setup. :meth:`PreparedRun.run` then trains
+        (taking ``model_dir``'s lock first).
+
+        Raises:
+            ValueError, FileNotFoundError: a check failed (see :meth:`train`); nothing was written.
+        """
+        config = self.config
+        check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
+        if resume_from is not None:
+            self.check_resume(resume_from)
+        env = self.env_config.build(config.seed)
+        try:
+            check_rollout_fits(
+                config, self.replay_buffer_config, env.num_envs if isinstance(env, VecEnv) else 1
+            )
+            buffer = self.replay_buffer_config.build(config.seed)
+            regime = OnlineRegime(self, env, buffer, agent)
+        except BaseException:
+            env.close()
+            raise
+
+        def start(recorder: Recorder, progress: bool) -> TrainResult:
+            with training_session(config, resume_from):
+                return run_training(
+                    config, regime, agent, buffer, recorder, evaluator, progress, resume_from, self.observers
+                )
+
+        return PreparedRun(start, env.close)
 
     def train(
         self: Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
@@ -104,14 +145,15 @@ class Trainer(Generic[E, P, R]):
         progress: bool = False,
         resume_from: Path | str | None = None,
     ) -> TrainResult:
-        """Runs the training loop until ``max_opts`` opt steps, ``max_env_steps`` env steps or an
-        evaluation scoring ``stop_score``, whichever comes first.
+        """Runs the training loop until ``max_opts`` opt steps, ``max_env_steps`` env steps, an
+        evaluation scoring ``stop_score`` or an observer's stop, whichever comes first: :meth:`prepare`,
+        then :meth:`PreparedRun.run`.
 
         Args:
             agent: the agent to train; it is left in train mode.
             recorder: receives the records; the trainer flushes it at each ``record_interval``, at each
                 checkpoint and at the end, and leaves closing it to the caller.
-            evaluator: scores the agent every ``eval_interval`` opt steps.
+            evaluator: scores the agent every ``eval_interval`` opt steps (and tells ``observers``).
             progress: show a progress bar (over opt steps, or env steps when only ``max_env_steps`` is set).
             resume_from: a checkpoint directory (``model_dir/<opt_steps>``, e.g. from
                 :func:`~border_py.checkpoint.latest_checkpoint`) to continue from: the agent, counters,
@@ -133,19 +175,7 @@ class Trainer(Generic[E, P, R]):
             OSError: a save failed (a full disk); the previous checkpoints are intact.
             TrainingInterrupted: SIGINT or SIGTERM arrived; a checkpoint was saved first.
         """
-        config = self.config
-        check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
-        with training_session(config, resume_from):
-            env = self.env_config.build(config.seed)
-            try:
-                check_rollout_fits(
-                    config, self.replay_buffer_config, env.num_envs if isinstance(env, VecEnv) else 1
-                )
-                buffer = self.replay_buffer_config.build(config.seed)
-                regime = OnlineRegime(self, env, buffer, agent)
-                return run_training(config, regime, agent, buffer, recorder, evaluator, progress, resume_from)
-            finally:
-                env.close()
+        return self.prepare(agent, evaluator, resume_from=resume_from).run(recorder, progress=progress)
 
     def setup(self) -> dict[str, Any]:
         """The configs a checkpoint's ``meta.yaml`` records: trainer, env, step processor, replay buffer."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, TypeAlias
 
 import attrs
 
-StopReason: TypeAlias = Literal["max_opts", "max_env_steps", "stop_score"]
-"""Why training ended: the opt-step or env-step budget ran out, or an evaluation reached ``stop_score``."""
+StopReason: TypeAlias = Literal["max_opts", "max_env_steps", "stop_score", "observer"]
+"""Why training ended: the opt-step or env-step budget ran out, an evaluation reached ``stop_score``, or an
+evaluation observer asked to stop (early stopping, a pruned tuning trial)."""
 
 
 @attrs.frozen
@@ -17,6 +19,17 @@ class Evaluation:
     opt_steps: int
     env_steps: int
     score: float
+
+
+EvaluationObserver: TypeAlias = Callable[[Evaluation], bool]
+"""Hears each evaluation as it happens (``trainer.observers``); returns ``True`` to stop training there.
+
+The one hook the trainers offer: what tuning (a pruner) and early stopping need, and nothing more. An
+observer runs after ``best/`` is saved; it must not touch the agent.
+
+Example:
+    >>> stop_below_zero: EvaluationObserver = lambda evaluation: evaluation.score < 0
+"""
 
 
 @attrs.frozen(kw_only=True)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
+
+from border_py.agents.offline_base import ObsStats
+from border_py.base.spaces import Spaces
+
+if TYPE_CHECKING:
+    from border_py.agents.bc.agent import Bc
 
 from border_py.agents.toolkit import device_name
 from border_py.config import layer_sizes, positive_finite
@@ -33,3 +39,16 @@ class BcConfig:
     """Normalise observations with the dataset's statistics (given to the agent, saved with it)."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+
+    def build(self, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None) -> Bc:
+        """The agent, sized by ``spaces``, with initial weights from ``seed``; ``obs_stats``: the dataset's
+        observation mean and std (:func:`border_py.datasets.observation_stats`), used with ``normalize_obs``.
+
+        Raises:
+            TypeError: the agent cannot act in ``spaces``.
+        """
+        from border_py.agents.bc.agent import Bc  # the agent module imports this one
+
+        if spaces.discrete:
+            return Bc(self, spaces.obs_dim, seed, n_actions=spaces.n_actions, obs_stats=obs_stats)
+        return Bc(self, spaces.obs_dim, seed, action_bounds=spaces.action_bounds, obs_stats=obs_stats)

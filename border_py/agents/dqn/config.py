@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
+
+from border_py.base.spaces import Spaces
+
+if TYPE_CHECKING:
+    from border_py.agents.dqn.agent import Dqn
 
 from border_py.agents.cnn import NatureCnnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
@@ -55,3 +60,14 @@ class DqnConfig:
     (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+
+    def build(self, spaces: Spaces, seed: int) -> Dqn:
+        """The agent, sized by ``spaces``, with initial weights from ``seed``.
+
+        Raises:
+            TypeError: the agent cannot act in ``spaces``.
+        """
+        from border_py.agents.dqn.agent import Dqn  # the agent module imports this one
+
+        obs_shape = spaces.obs_shape if self.encoder is not None else None
+        return Dqn(self, spaces.obs_dim, spaces.need_discrete("DQN"), seed, obs_shape=obs_shape)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
+
+from border_py.base.spaces import Spaces
+
+if TYPE_CHECKING:
+    from border_py.agents.iqn.agent import Iqn
 
 from border_py.agents.cnn import NatureCnnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
@@ -103,3 +108,14 @@ class IqnConfig:
     (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+
+    def build(self, spaces: Spaces, seed: int) -> Iqn:
+        """The agent, sized by ``spaces``, with initial weights from ``seed``.
+
+        Raises:
+            TypeError: the agent cannot act in ``spaces``.
+        """
+        from border_py.agents.iqn.agent import Iqn  # the agent module imports this one
+
+        obs_shape = spaces.obs_shape if self.encoder is not None else None
+        return Iqn(self, spaces.obs_dim, spaces.need_discrete("IQN"), seed, obs_shape=obs_shape)

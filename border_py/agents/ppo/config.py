@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import attrs
+
+from border_py.base.spaces import Spaces
+
+if TYPE_CHECKING:
+    from border_py.agents.ppo.agent import Ppo
 
 from border_py.agents.toolkit import device_name
 from border_py.config import finite, layer_sizes, positive_finite
@@ -94,3 +99,16 @@ class PpoConfig:
         linear = "linear" in (self.lr_schedule, self.clip_schedule)
         if linear and self.schedule_env_steps is None:
             raise ValueError("a linear lr_schedule or clip_schedule needs schedule_env_steps")
+
+    def build(self, spaces: Spaces, seed: int) -> Ppo:
+        """The agent, sized by ``spaces``, with initial weights from ``seed``.
+
+        Raises:
+            TypeError: the agent cannot act in ``spaces``.
+        """
+        from border_py.agents.ppo.agent import Ppo  # the agent module imports this one
+
+        if spaces.discrete:
+            return Ppo(self, spaces.obs_dim, seed, n_actions=spaces.n_actions)
+        # Continuous actions are clipped to the box by the env (GymVecEnvConfig.clip_actions), as SB3 does.
+        return Ppo(self, spaces.obs_dim, seed, action_dim=spaces.action_dim)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
+
+from border_py.base.spaces import Spaces
+
+if TYPE_CHECKING:
+    from border_py.agents.sac.agent import Sac
 
 from border_py.agents.toolkit import device_name
 from border_py.config import finite, layer_sizes, positive_finite
@@ -63,3 +70,13 @@ class SacConfig:
             raise ValueError(
                 f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"
             )
+
+    def build(self, spaces: Spaces, seed: int) -> Sac:
+        """The agent, sized by ``spaces``, with initial weights from ``seed``.
+
+        Raises:
+            TypeError: the agent cannot act in ``spaces``.
+        """
+        from border_py.agents.sac.agent import Sac  # the agent module imports this one
+
+        return Sac(self, spaces.obs_dim, *spaces.need_box("SAC"), seed=seed)

@@ -1,0 +1,125 @@
+"""``Spaces``: what an env declares and an agent is built from (observation shape, action space).
+
+Every agent config builds its agent from a ``Spaces`` and a seed (``DqnConfig().build(spaces, seed)``), so an
+experiment needs no hand-written factory: the run layer reads the evaluation env's ``spaces`` and passes
+them on. Discrete actions are counted (``n_actions``); continuous ones are a box with finite bounds
+(``action_low``, ``action_high``), the one way every continuous agent takes them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+F32 = npt.NDArray[np.float32]
+
+
+def _shape(value: Iterable[int]) -> tuple[int, ...]:
+    return tuple(value)
+
+
+def _bounds(value: Any) -> F32 | None:
+    return None if value is None else np.asarray(value, dtype=np.float32).reshape(-1)
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class Spaces:
+    """An env's observation shape and action space: discrete (``n_actions``) or a box (``action_low``,
+    ``action_high``), exactly one.
+
+    Raises:
+        ValueError: both or neither action spaces, an empty or non-positive observation shape,
+            ``n_actions`` < 1, or box bounds of different shapes, not finite, or not ``low < high``.
+
+    Example:
+        >>> Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]).action_dim
+        1
+        >>> Spaces(obs_shape=(4,), n_actions=2).discrete
+        True
+    """
+
+    obs_shape: tuple[int, ...] = attrs.field(converter=_shape)
+    """The shape of one observation (``(4,)`` for CartPole, ``(4, 84, 84)`` for stacked Atari frames)."""
+    n_actions: int | None = None
+    """The number of discrete actions; ``None`` for a box."""
+    action_low: F32 | None = attrs.field(default=None, converter=_bounds)
+    """The lower bounds of a box action space; ``None`` for discrete actions."""
+    action_high: F32 | None = attrs.field(default=None, converter=_bounds)
+    """The upper bounds of a box action space; ``None`` for discrete actions."""
+
+    def __attrs_post_init__(self) -> None:
+        if not self.obs_shape or not all(isinstance(n, int) and n > 0 for n in self.obs_shape):
+            raise ValueError(f"Spaces.obs_shape must be a non-empty shape of sizes > 0, got {self.obs_shape}")
+        box = self.action_low is not None or self.action_high is not None
+        if (self.n_actions is None) == (not box):
+            raise ValueError("Spaces takes n_actions (discrete) or action_low and action_high (a box)")
+        if self.n_actions is not None and self.n_actions < 1:
+            raise ValueError(f"Spaces.n_actions must be >= 1, got {self.n_actions}")
+        if box:
+            low, high = self.action_low, self.action_high
+            if low is None or high is None or low.shape != high.shape:
+                raise ValueError("Spaces.action_low and action_high must both be given, of one shape")
+            if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(high > low)):
+                raise ValueError(f"Spaces: action bounds must be finite with low < high: {low}, {high}")
+
+    @property
+    def obs_dim(self) -> int:
+        """The number of observation components (the product of ``obs_shape``)."""
+        return math.prod(self.obs_shape)
+
+    @property
+    def discrete(self) -> bool:
+        """Whether actions are discrete."""
+        return self.n_actions is not None
+
+    @property
+    def action_bounds(self) -> tuple[F32, F32]:
+        """``(low, high)`` of a box action space.
+
+        Raises:
+            TypeError: the actions are discrete.
+        """
+        if self.action_low is None or self.action_high is None:
+            raise TypeError(f"the env's actions are discrete ({self.n_actions}), not a box")
+        return self.action_low, self.action_high
+
+    @property
+    def action_dim(self) -> int:
+        """The number of action components of a box (1 for discrete actions)."""
+        return 1 if self.action_low is None else int(self.action_low.size)
+
+    def need_discrete(self, agent: str) -> int:
+        """``n_actions``, for an agent that acts only in discrete spaces.
+
+        Raises:
+            TypeError: the actions are a box; the message names ``agent``.
+        """
+        if self.n_actions is None:
+            raise TypeError(f"{agent} needs discrete actions; the env's are a box of {self.action_dim}")
+        return self.n_actions
+
+    def need_box(self, agent: str) -> tuple[F32, F32]:
+        """``(low, high)``, for an agent that acts only in box spaces.
+
+        Raises:
+            TypeError: the actions are discrete; the message names ``agent``.
+        """
+        if self.action_low is None or self.action_high is None:
+            raise TypeError(
+                f"{agent} needs continuous (box) actions; the env's are {self.n_actions} discrete"
+            )
+        return self.action_low, self.action_high
+
+
+class HasSpaces(Protocol):
+    """An env that declares its spaces (every env of border_py does; a user's env adds the property)."""
+
+    @property
+    def spaces(self) -> Spaces:
+        """The observation shape and action space agents are built from."""
+        ...

@@ -1,0 +1,281 @@
+"""Experiments to and from YAML, and ``--set key=value`` overrides, with errors naming the file and field.
+
+An experiment file names each component's config by a ``type`` tag and gives its fields::
+
+    env: {type: gym, name: CartPole-v1}
+    step_processor: {type: nstep, n_steps: 1, gamma: 0.99}
+    replay_buffer: {type: simple, capacity: 100000}
+    agent: {type: dqn, lr: 0.0023, hidden: [256, 256]}
+    trainer: {max_opts: 25000, opt_interval: 2, warmup_period: 1000, eval_interval: 1000}
+    evaluator: {n_episodes: 10}
+
+A file with a ``dataset`` is an :class:`~border_py.run.OfflineExperiment`. ``type`` may be omitted for
+``env`` (``gym``), ``step_processor`` (``nstep``), ``replay_buffer`` (``simple``) and ``dataset``
+(``minari``); a user's own config class is named by its import path (``type: mypkg.envs:MyEnvConfig``),
+which imports that module. Duplicate keys, unknown keys and values of the wrong type are refused.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from border_py.config import ConfigError, from_dict, to_dict
+from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment
+
+TAGS: dict[str, dict[str, str]] = {
+    "env": {
+        "gym": "border_py.envs:GymEnvConfig",
+        "gym_vec": "border_py.envs:GymVecEnvConfig",
+        "atari": "border_py.envs:AtariEnvConfig",
+        "atari_vec": "border_py.envs:AtariVecEnvConfig",
+    },
+    "step_processor": {
+        "nstep": "border_py.step_processor:NStepStepProcessorConfig",
+        "simple": "border_py.step_processor:SimpleStepProcessorConfig",
+        "frame_stack": "border_py.step_processor:FrameStackStepProcessorConfig",
+    },
+    "replay_buffer": {
+        "simple": "border_py.replay_buffer:SimpleReplayBufferConfig",
+        "rollout": "border_py.replay_buffer:RolloutBufferConfig",
+        "frames": "border_py.replay_buffer:FrameReplayBufferConfig",
+    },
+    "agent": {
+        name: f"border_py.agents:{name.capitalize()}Config"
+        for name in ("dqn", "iqn", "sac", "ppo", "bc", "iql", "awac")
+    },
+    "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
+}
+"""Each component's tags and the config class each names (``module:Class``)."""
+
+DEFAULT_TAGS = {"env": "gym", "step_processor": "nstep", "replay_buffer": "simple", "dataset": "minari"}
+"""The tag of a component whose ``type`` is omitted."""
+
+PLAIN = {
+    "trainer": "border_py.trainer.config:TrainerConfig",
+    "evaluator": "border_py.evaluator:DefaultEvaluatorConfig",
+    "distributed": "border_py.distributed.config:AsyncConfig",
+}
+"""Fields that take one config class, with no tag."""
+
+
+def _import(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def resolve_tag(component: str, tag: object, source: str) -> type:
+    """The config class a component's ``type`` names.
+
+    Raises:
+        ConfigError: the tag is unknown, or an import path that does not lead to an attrs config class.
+    """
+    known = TAGS[component]
+    if isinstance(tag, str) and tag in known:
+        cls: Any = _import(known[tag])
+        return cls  # type: ignore[no-any-return]
+    if not isinstance(tag, str) or ":" not in tag:
+        raise ConfigError(
+            f"{source}: {component}.type {tag!r} is unknown: give one of {sorted(known)} or the import path "
+            "of your config class (package.module:Class)"
+        )
+    try:
+        cls = _import(tag)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(f"{source}: {component}.type {tag!r} cannot be imported: {exc}") from exc
+    if not (isinstance(cls, type) and attrs.has(cls) and callable(getattr(cls, "build", None))):
+        raise ConfigError(f"{source}: {component}.type {tag!r} is not an attrs config class with build()")
+    return cls
+
+
+def tag_of(component: str, config: object) -> str:
+    """The tag that names ``config``'s class in a file (its import path for a class of the user's)."""
+    cls = type(config)
+    path = f"{cls.__module__}:{cls.__qualname__}"
+    for tag, known in TAGS[component].items():
+        if _import(known) is cls:
+            return tag
+    return path
+
+
+def _component(component: str, data: object, source: str) -> Any:
+    where = f"{source}: {component}"
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: expected a mapping of fields, got {type(data).__name__}")
+    fields = dict(data)
+    tag = fields.pop("type", DEFAULT_TAGS.get(component))
+    if tag is None:
+        raise ConfigError(f"{where}: give its type (one of {sorted(TAGS[component])})")
+    return from_dict(resolve_tag(component, tag, source), fields, source=where)
+
+
+def experiment_from_dict(data: object, source: str = "experiment") -> AnyExperiment:
+    """Builds an experiment from plain data (parsed YAML): offline when it has a ``dataset``.
+
+    Raises:
+        ConfigError: a missing or unknown field, an unknown tag, a value a validator refuses, or
+            components that do not pair; the message names ``source`` and the field.
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: expected a mapping of fields, got {type(data).__name__}")
+    cls: type[Any] = OfflineExperiment if "dataset" in data else Experiment
+    names = {a.name for a in attrs.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        kind = "an offline experiment (it has a dataset)" if cls is OfflineExperiment else "an experiment"
+        raise ConfigError(f"{source}: unknown keys {unknown} for {kind}; its keys are {sorted(names)}")
+    required = [a.name for a in attrs.fields(cls) if a.default is attrs.NOTHING]
+    missing = sorted(n for n in required if n not in data)
+    if missing:
+        raise ConfigError(f"{source}: missing required keys {missing}")
+    fields: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in TAGS:
+            fields[name] = _component(name, value, source)
+        elif name in PLAIN:
+            fields[name] = (
+                None if value is None else from_dict(_import(PLAIN[name]), value, f"{source}: {name}")
+            )
+        else:
+            fields[name] = value
+    try:
+        experiment: AnyExperiment = cls(**fields)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+    return experiment
+
+
+def experiment_to_dict(experiment: AnyExperiment) -> dict[str, Any]:
+    """``experiment`` as plain data that :func:`experiment_from_dict` reads back (each component tagged)."""
+    data: dict[str, Any] = {}
+    for field in attrs.fields(type(experiment)):
+        value = getattr(experiment, field.name)
+        if field.name in TAGS:
+            data[field.name] = {"type": tag_of(field.name, value), **to_dict(value)}
+        elif field.name in PLAIN:
+            data[field.name] = None if value is None else to_dict(value)
+        else:
+            data[field.name] = value
+    return data
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (the last would win silently)."""
+
+
+def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[object] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r} is given twice", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parses YAML strictly (safe types only, no duplicate keys).
+
+    Raises:
+        ConfigError: not valid YAML, or a duplicate key (named, with its line).
+    """
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML: {exc}".replace("\n", " ")) from exc
+
+
+def load_experiment(path: Path | str) -> AnyExperiment:
+    """Reads an experiment from the YAML file ``path``.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ConfigError: the file is empty, not valid YAML, or not a valid experiment (file and field named).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a text file: {exc}") from exc
+    data = parse_yaml(text, str(path))
+    if data is None:
+        raise ConfigError(f"{path}: the file is empty")
+    return experiment_from_dict(data, str(path))
+
+
+def dump_experiment(experiment: AnyExperiment) -> str:
+    """``experiment`` as YAML text."""
+    return yaml.safe_dump(experiment_to_dict(experiment), sort_keys=False)
+
+
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+def parse_value(text: str) -> Any:
+    """A ``--set`` value as YAML reads it, except that ``3e-4`` is a number (YAML 1.1 reads a string).
+
+    Example:
+        >>> parse_value("3e-4"), parse_value("[64, 64]"), parse_value("null"), parse_value("huber")
+        (0.0003, [64, 64], None, 'huber')
+    """
+    value = parse_yaml(text, f"value {text!r}")
+    if isinstance(value, str) and _NUMBER.match(value):
+        return float(value)
+    return value
+
+
+def apply_overrides(
+    data: Mapping[str, Any], overrides: Sequence[str], source: str = "--set"
+) -> dict[str, Any]:
+    """``data`` (an experiment as plain data) with each ``dotted.key=value`` of ``overrides`` set.
+
+    A key must name a field the data already has (``agent.lr``, ``trainer.max_env_steps``), or a field
+    of a component's config (``agent.double_dqn``, set to its default when omitted): a typo is an error
+    naming it, never a new key silently ignored.
+
+    Raises:
+        ConfigError: an override without ``=``, an unknown key, or a value that is not valid YAML.
+    """
+    result: dict[str, Any] = _deep_copy(data)
+    for override in overrides:
+        key, sep, text = override.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"{source} {override!r}: expected key=value (e.g. agent.lr=3e-4)")
+        parts = key.split(".")
+        node: Any = result
+        for i, part in enumerate(parts[:-1]):
+            if not isinstance(node.get(part), dict):
+                raise ConfigError(f"{source} {override!r}: {'.'.join(parts[: i + 1])} is not a section")
+            node = node[part]
+        last = parts[-1]
+        if last not in node and not _is_field(result, parts):
+            raise ConfigError(f"{source} {override!r}: unknown key {key!r}; known here: {sorted(node)}")
+        node[last] = parse_value(text)
+    return result
+
+
+def _is_field(data: Mapping[str, Any], parts: list[str]) -> bool:
+    """Whether ``parts`` name a field of a top-level component's config class (omitted in the data)."""
+    if len(parts) != 2 or not isinstance(data.get(parts[0]), Mapping):
+        return False
+    section, tag = parts[0], data[parts[0]].get("type", DEFAULT_TAGS.get(parts[0]))
+    if section in TAGS and isinstance(tag, str) and tag in TAGS[section]:
+        return parts[1] in {a.name for a in attrs.fields(_import(TAGS[section][tag]))}
+    if section in PLAIN:
+        return parts[1] in {a.name for a in attrs.fields(_import(PLAIN[section]))}
+    return False
+
+
+def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _deep_copy(v) if isinstance(v, Mapping) else v for k, v in data.items()}

@@ -1,0 +1,318 @@
+"""What the CLI's verbs do, as functions: train (or resume) an experiment, evaluate a saved model.
+
+The run path is plain: an experiment (:mod:`border_py.run.experiment`) → its run directory
+(:class:`~border_py.run.RunDir`) → a trainer. :func:`train` holds the directory, builds every component
+once and runs every check (:func:`prepare`), and only then clears an old run (``overwrite``), writes
+``config.yaml`` and starts recording. Video and export live in :mod:`border_py.run.outputs`.
+
+Example:
+    >>> import tempfile
+    >>> from border_py.run import load_experiment_text
+    >>> experiment = load_experiment_text('''
+    ... env: {name: CartPole-v1}
+    ... step_processor: {gamma: 0.99}
+    ... replay_buffer: {capacity: 1000}
+    ... agent: {type: dqn, batch_size: 16}
+    ... trainer: {max_opts: 20, warmup_period: 50, eval_interval: 20, model_dir: x}
+    ... evaluator: {n_episodes: 1}''')
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     experiment = with_trainer(experiment, model_dir=d)
+    ...     result = train(experiment, TrainOptions(progress=False, quiet=True))
+    ...     score = evaluate(experiment, Path(d), quiet=True)
+    >>> result.opt_steps, score == result.best_score
+    (20, True)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from border_py.base.recorder import Recorder
+from border_py.checkpoint import resolve_saved, saved_model_problem
+from border_py.config import ConfigError
+from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
+from border_py.run.pairing import check_agent_batches
+from border_py.run.rundir import RunDir
+from border_py.seeding import configure_torch, seed_everything
+from border_py.trainer.loop import PreparedRun
+from border_py.trainer.result import EvaluationObserver, TrainResult
+
+__all__ = ["TrainOptions", "evaluate", "load_agent", "prepare", "saved_model_path", "train", "with_trainer"]
+
+
+@attrs.frozen(kw_only=True)
+class TrainOptions:
+    """How to run an experiment (the CLI's flags)."""
+
+    resume: bool = False
+    """Continue from the newest complete checkpoint in ``model_dir`` (from scratch when there is none)."""
+    overwrite: bool = False
+    """Remove another run from ``model_dir`` (after every check of this one passed)."""
+    progress: bool = True
+    """Show a progress bar."""
+    recorder: Literal["tensorboard", "mlflow"] = "tensorboard"
+    """TensorBoard event files in ``model_dir/tensorboard``, or an MLflow run (``MLFLOW_TRACKING_URI``)."""
+    observers: tuple[EvaluationObserver, ...] = ()
+    """Hear each evaluation; one returning ``True`` stops training (tuning's pruner)."""
+    source: str = "the experiment"
+    """Where the experiment came from, for error messages (a file, the zoo entry)."""
+    quiet: bool = False
+    """Print nothing (the summary line included)."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.resume and self.overwrite:
+            raise ValueError("resume continues the run in model_dir; overwrite removes it: give one")
+
+
+@contextmanager
+def _refused(source: str, what: str) -> Iterator[None]:
+    """Turns an error of building ``what`` into a :class:`ConfigError` naming ``source`` and ``what``."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{source}: {what}: {exc}") from exc
+
+
+def model_dir_of(experiment: AnyExperiment) -> Path:
+    """The experiment's ``trainer.model_dir``.
+
+    Raises:
+        ConfigError: it is ``None`` (a run of the CLI always saves).
+    """
+    if experiment.trainer.model_dir is None:
+        raise ConfigError("trainer.model_dir is None: give --model-dir (a run always saves its models)")
+    return Path(experiment.trainer.model_dir)
+
+
+@contextmanager
+def prepare(
+    experiment: AnyExperiment,
+    resume_from: Path | None = None,
+    observers: tuple[EvaluationObserver, ...] = (),
+    source: str = "the experiment",
+) -> Iterator[PreparedRun]:
+    """Builds every component of the experiment once (the evaluation env, the agent from its spaces, the
+    evaluator, the trainer and what it trains on) and runs every check, writing nothing; yields the run,
+    ready to start, and closes what was built afterwards.
+
+    Raises:
+        ConfigError: a component could not be built or a check failed (the field named).
+        FileNotFoundError: ``resume_from`` is not a complete checkpoint.
+    """
+    seed = experiment.trainer.seed
+    with _refused(source, "env"):
+        eval_env = experiment.eval_env().build(seed + 1)
+    with closing(eval_env):
+        if isinstance(experiment, OfflineExperiment):
+            yield from _prepare_offline(experiment, eval_env, resume_from, observers, source)
+        else:
+            yield from _prepare_online(experiment, eval_env, resume_from, observers, source)
+
+
+def _prepare_online(
+    experiment: Experiment[Any, Any, Any, Any],
+    eval_env: Any,
+    resume_from: Path | None,
+    observers: tuple[EvaluationObserver, ...],
+    source: str,
+) -> Iterator[PreparedRun]:
+    from border_py.trainer.online import Trainer
+
+    seed = experiment.trainer.seed
+    with _refused(source, "agent"):
+        agent = experiment.agent.build(eval_env.spaces, seed)
+        check_agent_batches(agent, experiment.replay_buffer)
+    evaluator = experiment.evaluator.build(eval_env)
+    if resume_from is not None:
+        agent.load_params(resume_from)  # a checkpoint of another agent is refused before anything is written
+    with _refused(source, "trainer"):
+        prepared: PreparedRun
+        if experiment.distributed is None:
+            trainer: Any = Trainer(
+                experiment.trainer, experiment.env, experiment.step_processor, experiment.replay_buffer
+            )
+            trainer.observers.extend(observers)
+            prepared = trainer.prepare(agent, evaluator, resume_from=resume_from)
+        else:
+            prepared = _prepare_async(experiment, agent, evaluator, eval_env.spaces, resume_from, observers)
+    with prepared:
+        yield prepared
+
+
+def _prepare_async(
+    experiment: Experiment[Any, Any, Any, Any],
+    agent: Any,
+    evaluator: Any,
+    spaces: Any,
+    resume_from: Path | None,
+    observers: tuple[EvaluationObserver, ...],
+) -> PreparedRun:
+    from border_py.distributed import AsyncTrainer
+
+    assert experiment.distributed is not None
+    if not all(callable(getattr(agent, m, None)) for m in ("acting_state", "load_acting_state")):
+        raise ValueError(f"{type(agent).__name__} cannot act in other processes (it is no SyncModel)")
+    trainer: Any = AsyncTrainer(
+        experiment.trainer,
+        experiment.distributed,
+        experiment.env,
+        experiment.step_processor,
+        experiment.replay_buffer,
+    )
+    trainer.observers.extend(observers)
+    factory = experiment.actor_agent_factory(spaces)
+    prepared: PreparedRun = trainer.prepare(agent, factory, evaluator, resume_from=resume_from)
+    return prepared
+
+
+def _prepare_offline(
+    experiment: OfflineExperiment[Any, Any],
+    eval_env: Any,
+    resume_from: Path | None,
+    observers: tuple[EvaluationObserver, ...],
+    source: str,
+) -> Iterator[PreparedRun]:
+    from border_py.datasets import observation_stats
+    from border_py.trainer.offline import OfflineTrainer
+
+    seed = experiment.trainer.seed
+    with _refused(source, "trainer"):
+        trainer: Any = OfflineTrainer(experiment.trainer, experiment.dataset)
+    with _refused(source, "dataset"):
+        dataset = experiment.dataset.build(seed)
+    with _refused(source, "agent"):
+        agent = experiment.agent.build(eval_env.spaces, seed, observation_stats(dataset))
+    evaluator = experiment.evaluator.build(eval_env)
+    if resume_from is not None:
+        agent.load_params(resume_from)
+    trainer.observers.extend(observers)
+    with _refused(source, "trainer"):
+        prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, dataset=dataset)
+    with prepared:
+        yield prepared
+
+
+def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> TrainResult:
+    """Trains ``experiment`` into its ``trainer.model_dir``; every check first (see the module doc).
+
+    Returns:
+        The run's counters, evaluations and why it stopped.
+
+    Raises:
+        ConfigError, ValueError, FileNotFoundError: a component or check failed; nothing was written.
+        FileExistsError: ``model_dir`` holds another run (neither ``resume`` nor ``overwrite``).
+        border_py.ModelDirBusyError: another process trains into ``model_dir``.
+        border_py.TrainingInterrupted: SIGINT or SIGTERM; a checkpoint was saved first.
+    """
+    options = options or TrainOptions()
+    seed_everything(experiment.trainer.seed)
+    configure_torch(experiment.torch_threads)
+    with RunDir(model_dir_of(experiment)).hold() as run_dir:
+        resume_from = run_dir.resume_point() if options.resume else None
+        fresh_start = options.overwrite or (options.resume and resume_from is None)
+        if not fresh_start and resume_from is None:
+            run_dir.refuse_another_run()
+        with prepare(experiment, resume_from, options.observers, options.source) as prepared:
+            if fresh_start and run_dir.holds_a_run():
+                removed = run_dir.clear()
+                _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}")
+            run_dir.write_config(experiment)
+            result = _run_recorded(prepared, run_dir, experiment, options, resume_from)
+    _say(options, _summary(result))
+    return result
+
+
+def _run_recorded(
+    prepared: PreparedRun,
+    run_dir: RunDir,
+    experiment: AnyExperiment,
+    options: TrainOptions,
+    resume_from: Path | None,
+) -> TrainResult:
+    """Runs ``prepared`` with the run's recorder, closed even when training fails."""
+    from border_py.run.recording import make_recorder, upload
+
+    recorder: Recorder = make_recorder(options.recorder, run_dir, experiment, resume_from)
+    try:
+        result = prepared.run(recorder, progress=options.progress)
+        upload(recorder, run_dir)
+    finally:
+        recorder.close()
+    return result
+
+
+def _summary(result: TrainResult) -> str:
+    best = f"best eval {result.best_score:.1f}" if result.evaluations else "no evaluation ran"
+    return (
+        f"trained {result.opt_steps} opt steps, {result.env_steps} env steps; {best}; "
+        f"stopped at {result.stop_reason}"
+    )
+
+
+def _say(options: TrainOptions, line: str) -> None:
+    if not options.quiet:
+        print(line, file=sys.stderr if line.startswith("removed") else sys.stdout)
+
+
+def saved_model_path(model_dir: Path, checkpoint: str = "best") -> Path:
+    """The saved model ``checkpoint`` names below ``model_dir`` (``best``, ``25000``, ``finetune/60000``).
+
+    Raises:
+        ValueError: the name is empty, absolute, or leads out of ``model_dir`` (``..`` or a link).
+        FileNotFoundError: it is not a complete saved model (what is missing is said).
+    """
+    rel = Path(checkpoint)
+    if not checkpoint or rel.is_absolute() or ".." in rel.parts:
+        raise ValueError(f"--checkpoint {checkpoint!r}: name a saved model below {model_dir} (best, 25000)")
+    path = model_dir / rel
+    if not path.resolve().is_relative_to(model_dir.resolve()):
+        raise ValueError(f"--checkpoint {checkpoint!r}: {path} leads out of {model_dir} through a link")
+    saved = resolve_saved(path)
+    problem = saved_model_problem(saved)
+    if problem is not None:
+        raise FileNotFoundError(f"cannot load {saved}: {problem}")
+    return saved
+
+
+def load_agent(experiment: AnyExperiment, saved: Path, eval_env: Any) -> Any:
+    """The experiment's agent, sized by ``eval_env``, with the saved model ``saved`` loaded, in eval mode."""
+    seed = experiment.trainer.seed
+    agent = experiment.agent.build(eval_env.spaces, seed)
+    agent.load_params(saved)
+    agent.eval()
+    return agent
+
+
+def evaluate(
+    experiment: AnyExperiment,
+    model_dir: Path,
+    checkpoint: str = "best",
+    episodes: int | None = None,
+    quiet: bool = False,
+) -> float:
+    """The greedy mean return of the saved model ``checkpoint`` over the evaluator's episodes (or
+    ``episodes``), in the evaluation env seeded as in training.
+
+    Raises:
+        ValueError: ``episodes`` < 1, or a bad checkpoint name.
+        FileNotFoundError: the saved model is missing or incomplete.
+    """
+    if episodes is not None and episodes < 1:
+        raise ValueError(f"--episodes must be >= 1, got {episodes}")
+    configure_torch(experiment.torch_threads)
+    saved = saved_model_path(model_dir, checkpoint)
+    evaluator_config = experiment.evaluator
+    if episodes is not None:
+        evaluator_config = attrs.evolve(evaluator_config, n_episodes=episodes)
+    with closing(experiment.eval_env().build(experiment.trainer.seed + 1)) as eval_env:
+        agent = load_agent(experiment, saved, eval_env)
+        score, _ = evaluator_config.build(eval_env).evaluate(agent)
+    if not quiet:
+        print(f"eval of {saved}: mean return {score:.1f} over {evaluator_config.n_episodes} episodes")
+    return score

@@ -1,0 +1,194 @@
+"""The experiment: one config composing every component of a run, so that a run is data.
+
+An :class:`Experiment` (online, on-policy, or asynchronous with ``distributed``) or an
+:class:`OfflineExperiment` names the configs of its env, step processor, buffer (or dataset), agent,
+trainer and evaluator. Every one of them builds its component, the agent from the evaluation env's
+:class:`~border_py.base.Spaces` and the run's seed, so no experiment needs a hand-written factory. Built
+in Python, mypy binds the pairing as for :class:`~border_py.Trainer`: a step processor whose items the
+buffer cannot store, or an agent that cannot read the env's observations, is a type error. Read from YAML
+(:mod:`border_py.run.codec`), the same pairings are checked when the experiment is made
+(:func:`check_pairing`).
+
+Example:
+    >>> from border_py import GymEnvConfig, NStepStepProcessorConfig, SimpleReplayBufferConfig
+    >>> from border_py import TrainerConfig
+    >>> from border_py.agents import DqnConfig
+    >>> experiment = Experiment(
+    ...     env=GymEnvConfig(name="CartPole-v1"),
+    ...     step_processor=NStepStepProcessorConfig(),
+    ...     replay_buffer=SimpleReplayBufferConfig(capacity=1000),
+    ...     agent=DqnConfig(),
+    ...     trainer=TrainerConfig(max_opts=10),
+    ... )
+    >>> experiment.algo, experiment.env_id
+    ('dqn', 'CartPole-v1')
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Generic, Protocol
+
+import attrs
+
+from border_py.base.agent import Agent
+from border_py.base.builder import AgentBuilder, Builder, SeededBuilder
+from border_py.base.env import AnyEnv, Env
+from border_py.base.replay_buffer import TrainingBuffer
+from border_py.base.spaces import HasSpaces, Spaces
+from border_py.base.step_processor import StepProcessor
+from border_py.base.sync_model import ActingAgent
+from border_py.base.typevars import A, B, I, O, O_co, T_co
+from border_py.distributed.config import AsyncConfig
+from border_py.evaluator import DefaultEvaluatorConfig
+from border_py.replay_buffer import ArrayDataset, TransitionBatch
+from border_py.run.pairing import check_pairing
+from border_py.trainer.config import TrainerConfig
+
+
+class EvalEnv(Env[O_co, A], HasSpaces, Protocol[O_co, A]):
+    """An env that evaluates, and declares the spaces the agent is built from."""
+
+
+class EnvConfig(Protocol[O_co, A]):
+    """A training env's config: builds the env (or vector env) and names its evaluation env's config."""
+
+    def build(self, seed: int) -> AnyEnv[O_co, A]:
+        """The training env, seeded."""
+        ...
+
+    def evaluation(self) -> SeededBuilder[EvalEnv[O_co, A]]:
+        """The evaluation env's config (one sub-env of a vector env; whole Atari games)."""
+        ...
+
+
+class OfflineAgentBuilder(Protocol[T_co]):
+    """An offline agent's config: built like any agent, with the dataset's observation statistics."""
+
+    def build(self, spaces: Spaces, seed: int, obs_stats: Any = None) -> T_co:
+        """The agent; ``obs_stats``: the dataset's observation mean and std (``normalize_obs``)."""
+        ...
+
+
+def _positive(_: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"'{attribute.name}' must be an integer >= 1, got {value!r}")
+
+
+def _env_id(env: object) -> str:
+    """The env's id for names and directories: a Gymnasium id, an Atari game, or the config's class."""
+    inner = getattr(env, "env", None)
+    for source in (env, inner):
+        for field in ("name", "game"):
+            value = getattr(source, field, None)
+            if isinstance(value, str):
+                return value
+    return type(env).__name__.removesuffix("Config")
+
+
+def _algo(agent: object) -> str:
+    return type(agent).__name__.removesuffix("Config").lower()
+
+
+@attrs.frozen(kw_only=True)
+class Experiment(Generic[O, A, I, B]):
+    """An online run: the env, the step processor that turns its steps into items, the buffer that stores
+    them, the agent that learns from the buffer's batches, the schedule and the evaluation; with
+    ``distributed``, the env steps come from actors on Ray (off-policy agents only).
+
+    Raises:
+        ValueError: the components do not pair (the step processor's items are not the buffer's, the
+            agent cannot learn from the buffer's batches), or a rollout buffer with ``distributed``.
+    """
+
+    env: EnvConfig[O, A]
+    """The training env (a vector env for several sub-envs); the evaluation env is its ``evaluation()``."""
+    step_processor: Builder[StepProcessor[O, A, I]]
+    """Turns each env step into the items the buffer stores."""
+    replay_buffer: SeededBuilder[TrainingBuffer[I, B]]
+    """Stores the items and samples batches (a rollout buffer for on-policy agents)."""
+    agent: AgentBuilder[Agent[O, A, B]]
+    """The agent, built from the evaluation env's spaces and ``trainer.seed``."""
+    trainer: TrainerConfig
+    """The schedule, the seed and the model directory."""
+    evaluator: DefaultEvaluatorConfig = DefaultEvaluatorConfig()
+    """The greedy evaluation every ``trainer.eval_interval`` opt steps."""
+    distributed: AsyncConfig | None = None
+    """Actors on Ray collect the env steps (:class:`~border_py.distributed.AsyncTrainer`); ``None``: this
+    process does."""
+    torch_threads: int = attrs.field(default=1, validator=_positive)
+    """Torch intra-op threads. 1 keeps the other core for the env; 2 trains 256x256 networks faster on an
+    otherwise idle 2-core machine."""
+
+    def __attrs_post_init__(self) -> None:
+        check_pairing(self.step_processor, self.replay_buffer)
+
+    @property
+    def algo(self) -> str:
+        """The agent's name (``dqn``, ``sac``...), from its config's class."""
+        return _algo(self.agent)
+
+    @property
+    def env_id(self) -> str:
+        """The env's id (``CartPole-v1``; ``pong`` for an Atari game)."""
+        return _env_id(self.env)
+
+    def eval_env(self) -> SeededBuilder[EvalEnv[O, A]]:
+        """The evaluation env's config."""
+        return self.env.evaluation()
+
+    def actor_agent_factory(self, spaces: Spaces) -> functools.partial[ActingAgent[O, A]]:
+        """What an asynchronous actor builds its acting copy with, from its seed: the agent config itself
+        (it pickles to the actor processes; no second hand-written function)."""
+        return functools.partial(_build_actor, self.agent, spaces)
+
+
+def _build_actor(agent: AgentBuilder[Any], spaces: Spaces, seed: int) -> Any:
+    return agent.build(spaces, seed)
+
+
+@attrs.frozen(kw_only=True)
+class OfflineExperiment(Generic[O, A]):
+    """An offline run: a fixed dataset, the agent that learns from it, the schedule, and the env the agent
+    is evaluated in (no env steps are trained on)."""
+
+    env: SeededBuilder[EvalEnv[O, A]]
+    """The evaluation env; the agent is built from its spaces."""
+    dataset: SeededBuilder[ArrayDataset]
+    """The dataset of transitions (a local Minari dataset)."""
+    agent: OfflineAgentBuilder[Agent[O, A, TransitionBatch]]
+    """The agent, built from the evaluation env's spaces, ``trainer.seed`` and the dataset's statistics."""
+    trainer: TrainerConfig
+    """The schedule (``max_opts``, intervals), the seed and the model directory."""
+    evaluator: DefaultEvaluatorConfig = DefaultEvaluatorConfig()
+    """The greedy evaluation every ``trainer.eval_interval`` opt steps."""
+    torch_threads: int = attrs.field(default=1, validator=_positive)
+    """Torch intra-op threads."""
+
+    @property
+    def algo(self) -> str:
+        """The agent's name (``iql``, ``bc``...), from its config's class."""
+        return _algo(self.agent)
+
+    @property
+    def env_id(self) -> str:
+        """The dataset's id (``pendulum-medium-v0``), else the evaluation env's."""
+        dataset_id = getattr(self.dataset, "dataset_id", None)
+        return dataset_id if isinstance(dataset_id, str) else _env_id(self.env)
+
+    def eval_env(self) -> SeededBuilder[EvalEnv[O, A]]:
+        """The evaluation env's config."""
+        return self.env
+
+
+AnyExperiment = Experiment[Any, Any, Any, Any] | OfflineExperiment[Any, Any]
+"""Either kind of experiment, as the run layer takes them from YAML."""
+
+
+def with_trainer(experiment: AnyExperiment, **changes: Any) -> AnyExperiment:
+    """``experiment`` with its ``trainer`` fields changed.
+
+    Raises:
+        ValueError, TypeError: a changed field is refused by ``TrainerConfig``'s validators.
+    """
+    return attrs.evolve(experiment, trainer=attrs.evolve(experiment.trainer, **changes))

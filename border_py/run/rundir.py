@@ -1,0 +1,194 @@
+"""``RunDir``: the one owner of a run's model directory, from the first check to the last upload.
+
+::
+
+    model_dir/
+      .lock           held while a command trains here (the holder's PID inside)
+      config.yaml     the experiment, written once every check has passed (and after a resume loaded)
+      best/  <opt_steps>/    saved models (border_py.checkpoint)
+      tensorboard/    event files
+      mlflow_run_id   the MLflow run this directory records to (kept across resumes)
+
+Order is law: :meth:`RunDir.hold` takes the lock and cleans up after a crashed save; the caller then builds
+and checks everything that can fail (the env, the agent, the pairing, the resume point); only then does
+:meth:`RunDir.start` clear an old run (``--overwrite``) and write ``config.yaml``. A model directory is
+untrusted input: nothing here writes or removes through a symbolic link found in it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from border_py.checkpoint import (
+    clear_checkpoints,
+    ensure_writable_dir,
+    latest_checkpoint,
+    load_meta,
+    previous_run,
+    recover_model_dir,
+    resolve_saved,
+)
+from border_py.lock import model_dir_lock
+from border_py.run.codec import dump_experiment, load_experiment
+from border_py.run.experiment import AnyExperiment
+
+CONFIG_FILE = "config.yaml"
+TENSORBOARD_DIR = "tensorboard"
+MLFLOW_RUN_FILE = "mlflow_run_id"
+
+
+class RunDir:
+    """A run's model directory.
+
+    Args:
+        path: the directory (created by :meth:`hold` when missing).
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as d, RunDir(Path(d) / "run").hold() as run_dir:
+        ...     run_dir.holds_a_run(), run_dir.resume_point()
+        (False, None)
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+
+    @contextmanager
+    def hold(self) -> Iterator[RunDir]:
+        """Creates the directory if needed, checks it is writable, takes its lock for the block and cleans
+        up after a crashed save (hidden temporary directories of dead processes).
+
+        Raises:
+            PermissionError: the directory cannot be written, or its lock file is a link.
+            border_py.ModelDirBusyError: another process trains here.
+        """
+        if self.path.is_symlink():
+            # The path the user named may be a link (their choice); links found inside it are refused.
+            self.path = self.path.resolve()
+        ensure_writable_dir(self.path)
+        with model_dir_lock(self.path):
+            recover_model_dir(self.path)
+            yield self
+
+    @property
+    def config_file(self) -> Path:
+        """``model_dir/config.yaml``."""
+        return self.path / CONFIG_FILE
+
+    def contents(self) -> list[str]:
+        """What a run left here: ``best/``, numbered checkpoints, ``tensorboard/``, ``config.yaml``."""
+        found = previous_run(self.path)
+        logs = self.path / TENSORBOARD_DIR
+        if logs.is_dir() and not logs.is_symlink() and any(logs.iterdir()):
+            found.append(f"{TENSORBOARD_DIR}/")
+        if self.config_file.exists():
+            found.append(CONFIG_FILE)
+        return found
+
+    def holds_a_run(self) -> bool:
+        """Whether a run trained here (it saved, recorded or wrote its config)."""
+        return bool(self.contents())
+
+    def resume_point(self) -> Path | None:
+        """The newest complete checkpoint; ``None`` when there is none."""
+        return latest_checkpoint(self.path)
+
+    def refuse_another_run(self) -> None:
+        """A run from scratch never replaces another run's files nor adds its curves to another run's.
+
+        Raises:
+            FileExistsError: the directory holds a run (what it holds is named, and what to do).
+        """
+        found = self.contents()
+        if not found:
+            return
+        point = self.resume_point()
+        advice = (
+            f"resume it (border-py resume --model-dir {self.path}; newest checkpoint {point.name})"
+            if point is not None
+            else "it has no checkpoint to resume from"
+        )
+        raise FileExistsError(
+            f"model_dir {str(self.path)!r} holds another run ({', '.join(found)}): {advice}, or start over "
+            "there with --overwrite (removes it), or train into another --model-dir"
+        )
+
+    def clear(self) -> list[str]:
+        """Removes the run here (``--overwrite``): saved models, event files, config, MLflow run id;
+        returns what was removed. Call it only once every check of the new run has passed."""
+        removed = [p.name + "/" for p in clear_checkpoints(self.path)]
+        for name in (TENSORBOARD_DIR, CONFIG_FILE, MLFLOW_RUN_FILE):
+            path = self.path / name
+            if path.is_symlink() or path.is_file():
+                path.unlink()  # a link itself is removed, never what it points to
+            elif path.is_dir():
+                shutil.rmtree(path)
+            else:
+                continue
+            removed.append(name)
+        return removed
+
+    def write_config(self, experiment: AnyExperiment) -> Path:
+        """Writes ``config.yaml`` atomically (a temporary file renamed over it: a link there is replaced,
+        never written through)."""
+        tmp = self.path / f".{CONFIG_FILE}.tmp-{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "w") as file:
+            file.write(dump_experiment(experiment))
+        tmp.replace(self.config_file)
+        return self.config_file
+
+    def read_config(self) -> AnyExperiment:
+        """The experiment this directory's run was started with.
+
+        Raises:
+            FileNotFoundError: no ``config.yaml`` here (the message says what to pass instead).
+            border_py.ConfigError: the file is not a valid experiment (file and field named).
+        """
+        if self.config_file.is_symlink() or not self.config_file.is_file():
+            raise FileNotFoundError(
+                f"{self.config_file} not found (or not a plain file): {self.path} holds no run started by "
+                "border-py; give the experiment with --config"
+            )
+        return load_experiment(self.config_file)
+
+    def purge_step(self, resume_from: Path | None) -> int | None:
+        """The first opt step whose records an interrupted run wrote after its checkpoint (hidden when
+        resuming, so curves continue from the checkpoint); ``None`` for a new run."""
+        return None if resume_from is None else int(load_meta(resume_from)["opt_steps"]) + 1
+
+    def mlflow_run_id(self) -> str | None:
+        """The MLflow run this directory records to; ``None`` before the first MLflow run."""
+        path = self.path / MLFLOW_RUN_FILE
+        if path.is_symlink() or not path.is_file():
+            return None
+        return path.read_text().strip() or None
+
+    def keep_mlflow_run_id(self, run_id: str) -> None:
+        """Remembers the MLflow run, so that a resume continues it."""
+        path = self.path / MLFLOW_RUN_FILE
+        if path.is_symlink():
+            path.unlink()
+        path.write_text(run_id)
+
+    def artifacts(self) -> dict[str, Path]:
+        """What a tracking server keeps of a finished run: ``best/`` and the newest checkpoint."""
+        found: dict[str, Path] = {}
+        best = resolve_saved(self.path / "best")
+        if best.is_dir() and not best.is_symlink():
+            found["best"] = best
+        final = self.resume_point()
+        if final is not None:
+            found[f"checkpoints/{final.name}"] = final
+        return found
+
+    def describe(self) -> dict[str, Any]:
+        """A summary for messages: the path, what it holds, the newest checkpoint."""
+        point = self.resume_point()
+        return {"path": str(self.path), "holds": self.contents(), "latest": point.name if point else None}
