@@ -45,6 +45,7 @@ TAGS: dict[str, dict[str, str]] = {
         "simple": "border_py.replay_buffer:SimpleReplayBufferConfig",
         "rollout": "border_py.replay_buffer:RolloutBufferConfig",
         "frames": "border_py.replay_buffer:FrameReplayBufferConfig",
+        "prefilled": "border_py.datasets:PrefilledReplayBufferConfig",
     },
     "agent": {
         name: f"border_py.agents:{name.capitalize()}Config"
@@ -116,7 +117,8 @@ def _component(component: str, data: object, source: str) -> Any:
 
 
 def experiment_from_dict(data: object, source: str = "experiment") -> AnyExperiment:
-    """Builds an experiment from plain data (parsed YAML): offline when it has a ``dataset``.
+    """Builds an experiment from plain data (parsed YAML): offline when it has a ``dataset``. A key set
+    to ``null`` counts as not given.
 
     Raises:
         ConfigError: a missing or unknown field, an unknown tag, a value a validator refuses, or
@@ -124,6 +126,7 @@ def experiment_from_dict(data: object, source: str = "experiment") -> AnyExperim
     """
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping of fields, got {type(data).__name__}")
+    data = {k: v for k, v in data.items() if v is not None}  # null: not set (a zoo entry drops a default)
     cls: type[Any] = OfflineExperiment if "dataset" in data else Experiment
     names = {a.name for a in attrs.fields(cls)}
     unknown = sorted(set(data) - names)

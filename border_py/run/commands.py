@@ -131,6 +131,8 @@ def _prepare_online(
     evaluator = experiment.evaluator.build(eval_env)
     if resume_from is not None:
         agent.load_params(resume_from)  # a checkpoint of another agent is refused before anything is written
+    elif experiment.init_from is not None:
+        agent.load_params(_saved_model(Path(experiment.init_from), "init_from"))
     with _refused(source, "trainer"):
         prepared: PreparedRun
         if experiment.distributed is None:
@@ -260,6 +262,19 @@ def _say(options: TrainOptions, line: str) -> None:
         print(line, file=sys.stderr if line.startswith("removed") else sys.stdout)
 
 
+def _saved_model(path: Path, field: str) -> Path:
+    """``path`` as a complete saved model (or the aside copy a crash left).
+
+    Raises:
+        FileNotFoundError: it is not one; the message names ``field`` and says what is missing.
+    """
+    saved = resolve_saved(path)
+    problem = saved_model_problem(saved)
+    if problem is not None:
+        raise FileNotFoundError(f"{field} {str(path)!r} is not a saved model: {problem}")
+    return saved
+
+
 def saved_model_path(model_dir: Path, checkpoint: str = "best") -> Path:
     """The saved model ``checkpoint`` names below ``model_dir`` (``best``, ``25000``, ``finetune/60000``).
 
@@ -273,11 +288,7 @@ def saved_model_path(model_dir: Path, checkpoint: str = "best") -> Path:
     path = model_dir / rel
     if not path.resolve().is_relative_to(model_dir.resolve()):
         raise ValueError(f"--checkpoint {checkpoint!r}: {path} leads out of {model_dir} through a link")
-    saved = resolve_saved(path)
-    problem = saved_model_problem(saved)
-    if problem is not None:
-        raise FileNotFoundError(f"cannot load {saved}: {problem}")
-    return saved
+    return _saved_model(path, "--checkpoint")
 
 
 def load_agent(experiment: AnyExperiment, saved: Path, eval_env: Any) -> Any:

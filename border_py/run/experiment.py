@@ -116,6 +116,9 @@ class Experiment(Generic[O, A, I, B]):
     distributed: AsyncConfig | None = None
     """Actors on Ray collect the env steps (:class:`~border_py.distributed.AsyncTrainer`); ``None``: this
     process does."""
+    init_from: str | None = None
+    """A saved model (``runs/awac/best``) the agent starts from, as in fine-tuning an offline agent online;
+    ``None``: fresh weights. A resumed run continues from its checkpoint instead."""
     torch_threads: int = attrs.field(default=1, validator=_positive)
     """Torch intra-op threads. 1 keeps the other core for the env; 2 trains 256x256 networks faster on an
     otherwise idle 2-core machine."""
