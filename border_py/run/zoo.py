@@ -45,7 +45,9 @@ class ZooEntry:
 def algorithms() -> list[str]:
     """The algorithms the zoo holds, by name."""
     return sorted(
-        p.name.removesuffix(".yaml") for p in resources.files("border_py.zoo").iterdir() if p.name.endswith(".yaml")
+        p.name.removesuffix(".yaml")
+        for p in resources.files("border_py.zoo").iterdir()
+        if p.name.endswith(".yaml")
     )
 
 
@@ -96,7 +98,7 @@ def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 def _same_type(key: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     default = DEFAULT_TAGS.get(key)
-    return old.get("type", default) == new.get("type", old.get("type", default))
+    return bool(old.get("type", default) == new.get("type", old.get("type", default)))
 
 
 def _keyed(data: dict[str, Any], own: Mapping[str, Any], key: str) -> dict[str, Any]:

@@ -1,0 +1,7 @@
+"""``python -m border_py``: the ``border-py`` command (:mod:`border_py.run.cli`)."""
+
+import sys
+
+from border_py.run.cli import main
+
+sys.exit(main())

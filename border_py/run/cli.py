@@ -1,0 +1,254 @@
+"""``border-py``: train, resume, evaluate, record, export, plot and tune, by algorithm and env id.
+
+::
+
+    border-py train dqn --env CartPole-v1           # the zoo's settings, into runs/dqn/CartPole-v1/seed0
+    border-py train sac --env Hopper-v5 --set trainer.max_env_steps=200000 --seed 1
+    border-py train --config my_experiment.yaml           # a whole experiment from YAML
+    border-py resume --model-dir runs/dqn/CartPole-v1/seed0 --set trainer.max_opts=40000
+    border-py eval --model-dir runs/dqn/CartPole-v1/seed0 [--checkpoint 20000] [--episodes 100]
+    border-py video --model-dir runs/dqn/CartPole-v1/seed0 --out cartpole.mp4
+    border-py export --model-dir runs/dqn/CartPole-v1/seed0 --out exported/cartpole
+    border-py plot runs/dqn --out curves.png
+    border-py tune dqn --env CartPole-v1 --trials 50 --storage sqlite:///runs/tune.db
+    border-py zoo [dqn]                                  # what the zoo holds
+
+A user's own env: ``--env mypkg.envs:make_config`` names a function returning an env config (the
+algorithm's defaults then apply). Bad input is one line on stderr and exit status 2; Ctrl-C or SIGTERM
+while training saves a checkpoint and exits with 128 + the signal number (``border-py resume``
+continues).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from border_py.config import ConfigError, to_dict
+from border_py.lock import ModelDirBusyError
+from border_py.run import codec, zoo
+from border_py.run.experiment import AnyExperiment
+from border_py.run.recording import RECORDERS
+from border_py.trainer.interrupts import TrainingInterrupted
+
+REFUSED = (
+    ConfigError,
+    ModelDirBusyError,
+    FileExistsError,
+    FileNotFoundError,
+    ImportError,
+    OSError,
+    ValueError,
+)
+"""Errors that are the user's input (a config, a directory, a missing extra): one line, exit 2."""
+
+
+def _run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--set", nargs="+", default=[], metavar="KEY=VALUE", help="override fields (agent.lr=3e-4)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--recorder", choices=RECORDERS, default="tensorboard", help="where records go")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="border-py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    train = verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
+    train.add_argument("algo", nargs="?", help=f"one of {zoo.algorithms()}")
+    train.add_argument("--env", help="env id (offline: dataset id), or package.module:function for your env")
+    train.add_argument("--variant", help="a named variant of the zoo entry (border-py zoo ALGO lists them)")
+    train.add_argument("--config", type=Path, help="a whole experiment as YAML (instead of ALGO --env)")
+    train.add_argument("--seed", type=int, help="the run's seed (trainer.seed)")
+    train.add_argument("--model-dir", type=Path, help="default: runs/<algo>/<env>/seed<N>")
+    train.add_argument("--overwrite", action="store_true", help="remove another run in --model-dir first")
+    train.add_argument("--actors", type=int, help="train with N actors on Ray (distributed.n_actors)")
+    train.add_argument("--address", help="the Ray cluster to join (distributed.address)")
+    _run_flags(train)
+    resume = verbs.add_parser("resume", help="continue a run from its newest checkpoint")
+    resume.add_argument("--model-dir", type=Path, required=True)
+    _run_flags(resume)
+    for name, text in (
+        ("eval", "evaluate a saved model"),
+        ("video", "record episodes"),
+        ("export", "export"),
+    ):
+        sub = verbs.add_parser(name, help=text)
+        sub.add_argument("--model-dir", type=Path, required=True)
+        sub.add_argument("--config", type=Path, help="the experiment (default: model_dir/config.yaml)")
+        sub.add_argument(
+            "--checkpoint", default="best", help="best (default), a checkpoint (25000), finetune/best"
+        )
+        if name != "export":
+            sub.add_argument("--episodes", type=int, help="episodes (eval default: the config's; video: 1)")
+        if name != "eval":
+            sub.add_argument(
+                "--out", type=Path, required=True, help=".mp4/.gif (video), a directory (export)"
+            )
+    plot = verbs.add_parser("plot", help="learning curves as PNG (python -m border_py.plot --help)")
+    plot.add_argument("args", nargs=argparse.REMAINDER)
+    tune = verbs.add_parser("tune", help="search hyperparameters with Optuna (the tune extra)")
+    from border_py.run.tune import add_tune_flags
+
+    add_tune_flags(tune)
+    _run_flags(tune)
+    listing = verbs.add_parser("zoo", help="list the zoo's algorithms, env ids and variants")
+    listing.add_argument("algo", nargs="?")
+    return parser
+
+
+def _default_model_dir(algo: str, env_id: str, variant: str | None, seed: int) -> str:
+    name = env_id.replace("/", "-").replace(":", "-") + (f"-{variant}" if variant else "")
+    return str(Path("runs") / algo / name / f"seed{seed}")
+
+
+def _user_env(path: str) -> dict[str, Any]:
+    """The env section of an experiment whose env is ``package.module:function`` (a user's own)."""
+    module, _, name = path.partition(":")
+    import importlib
+
+    try:
+        make = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"--env {path!r} cannot be imported: {exc}") from exc
+    config = make()
+    return {"type": codec.tag_of("env", config), **to_dict(config)}
+
+
+def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The experiment's plain data and where it came from: ``--config``, else the zoo."""
+    if args.config is not None:
+        if args.algo or args.env or args.variant:
+            raise ConfigError("give ALGO --env ENV (the zoo) or --config FILE, not both")
+        data = codec.parse_yaml(args.config.read_text(), str(args.config))
+        if not isinstance(data, dict):
+            raise ConfigError(f"{args.config}: expected a mapping of fields")
+        return data, str(args.config)
+    if not args.algo or not args.env:
+        raise ConfigError("train needs ALGO --env ENV (border-py zoo lists them) or --config FILE")
+    user_env = ":" in args.env
+    entry = zoo.entry(args.algo, "custom" if user_env else args.env, args.variant)
+    data = entry.data
+    if user_env:
+        data = {**data, "env": _user_env(args.env)}
+    elif not entry.tuned:
+        print(
+            f"note: the zoo has no {args.algo} entry for {args.env}: using {args.algo}'s defaults",
+            file=sys.stderr,
+        )
+    return data, entry.source
+
+
+def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    data, source = _experiment_data(args)
+    flags = [f"trainer.seed={args.seed}"] if args.seed is not None else []
+    if args.actors is not None or args.address is not None:
+        data = zoo.merge(data, {"distributed": data.get("distributed") or {}})
+        flags += [f"distributed.n_actors={args.actors}"] if args.actors is not None else []
+        flags += [f"distributed.address={args.address}"] if args.address is not None else []
+    data = codec.apply_overrides(data, [*flags, *args.set])
+    trainer = data.setdefault("trainer", {})
+    if args.model_dir is not None:
+        trainer["model_dir"] = str(args.model_dir)
+    elif trainer.get("model_dir") is None:
+        probe = codec.experiment_from_dict(zoo.merge(data, {"trainer": {"model_dir": "x"}}), source)
+        seed = probe.trainer.seed
+        trainer["model_dir"] = _default_model_dir(probe.algo, args.env or probe.env_id, args.variant, seed)
+    return data, source
+
+
+def _train(args: argparse.Namespace, resume: bool) -> int:
+    from border_py.run.commands import TrainOptions, train
+    from border_py.run.rundir import RunDir
+
+    if resume:
+        run_dir = RunDir(args.model_dir)
+        data = codec.experiment_to_dict(run_dir.read_config())
+        data = codec.apply_overrides(data, args.set)
+        data["trainer"]["model_dir"] = str(args.model_dir)
+        source = str(run_dir.config_file)
+    else:
+        data, source = _train_data(args)
+    experiment = codec.experiment_from_dict(data, f"{source} (with --set)" if args.set else source)
+    options = TrainOptions(
+        resume=resume,
+        overwrite=getattr(args, "overwrite", False),
+        progress=not args.no_progress,
+        recorder=args.recorder,
+        source=source,
+    )
+    train(experiment, options)
+    return 0
+
+
+def _saved_experiment(args: argparse.Namespace) -> AnyExperiment:
+    from border_py.run.rundir import RunDir
+
+    if args.config is not None:
+        return codec.load_experiment(args.config)
+    return RunDir(args.model_dir).read_config()
+
+
+def _saved(args: argparse.Namespace) -> int:
+    from border_py.run import outputs
+    from border_py.run.commands import evaluate
+
+    experiment = _saved_experiment(args)
+    if args.verb == "eval":
+        evaluate(experiment, args.model_dir, args.checkpoint, args.episodes)
+    elif args.verb == "video":
+        outputs.record_video(experiment, args.model_dir, args.out, args.checkpoint, args.episodes or 1)
+    else:
+        outputs.export_policy(experiment, args.model_dir, args.out, args.checkpoint)
+    return 0
+
+
+def _zoo(algo: str | None) -> int:
+    for name in [algo] if algo else zoo.algorithms():
+        print(f"{name}:")
+        for env_id in zoo.env_ids(name):
+            variants = zoo.variants(name, env_id)
+            print(f"  {env_id}" + (f"  (variants: {', '.join(variants)})" if variants else ""))
+        if algo:
+            print(f"  search space: {', '.join(zoo.search_space(name))}")
+    return 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.verb in ("train", "resume"):
+        return _train(args, resume=args.verb == "resume")
+    if args.verb in ("eval", "video", "export"):
+        return _saved(args)
+    if args.verb == "plot":
+        from border_py.plot import main as plot_main
+
+        return plot_main(args.args)
+    if args.verb == "tune":
+        from border_py.run.tune import tune_command
+
+        return tune_command(args)
+    return _zoo(args.algo)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except TrainingInterrupted as exc:
+        print(str(exc), file=sys.stderr)
+        if exc.checkpoint is not None:
+            print(f"continue with: border-py resume --model-dir {exc.checkpoint.parent}", file=sys.stderr)
+        return 128 + exc.signum
+    except REFUSED as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

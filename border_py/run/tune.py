@@ -1,0 +1,213 @@
+"""``border-py tune``: hyperparameter search with Optuna over the zoo's search space (the ``tune`` extra).
+
+::
+
+    border-py tune dqn --env CartPole-v1 --trials 50 --storage sqlite:///runs/tune.db
+
+- Each trial is a run of its own in ``<out>/trial_<n>`` (its ``best/``, checkpoints and curves), trained
+  by the same code as ``border-py train`` with the zoo entry (and ``--set``) as its base.
+- TPE samples the zoo's ``search:`` space; a median pruner hears every evaluation through the trainer's
+  observer hook and stops a trial whose score is below the median of earlier trials at that opt step.
+- The study lives in the storage (SQLite) and resumes: running the command again continues it, and
+  several processes running it share the work. ``--trials`` counts finished trials (complete or pruned),
+  whichever process ran them.
+- A trial whose process was killed is retried with its own parameters once its heartbeat is older than
+  twice ``--heartbeat`` seconds (Optuna's ``RetryFailedTrialCallback``), resuming its run directory from
+  its newest checkpoint.
+- The study records the command and the base experiment; a study of another base is refused. The best
+  trial is written as ``<out>/best.yaml``, which ``border-py train --config`` reads as it is.
+
+A trial's value is its last evaluation's score (what the pruner compared), not the best of its noisy
+evaluations.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from border_py.config import ConfigError
+from border_py.run import codec, zoo
+
+
+def add_tune_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``border-py tune``."""
+    parser.add_argument("algo", help="the algorithm, whose zoo file holds the search space")
+    parser.add_argument("--env", required=True, help="the env id (its zoo entry is the base experiment)")
+    parser.add_argument("--variant", help="a variant of the zoo entry")
+    parser.add_argument("--trials", type=int, required=True, help="finished trials the study should hold")
+    parser.add_argument("--storage", required=True, help="Optuna storage URL (sqlite:///runs/tune.db)")
+    parser.add_argument("--study", help="study name (default: <algo>-<env>)")
+    parser.add_argument("--out", type=Path, help="trial run directories (default: runs/tune/<study>)")
+    parser.add_argument("--sampler-seed", type=int, help="TPE's seed (default: random)")
+    parser.add_argument("--startup-trials", type=int, default=5, help="trials before TPE and the pruner act")
+    parser.add_argument("--heartbeat", type=int, default=10, help="seconds between a trial's heartbeats")
+
+
+@attrs.frozen(kw_only=True)
+class TuneSetup:
+    """What every trial shares."""
+
+    base: dict[str, Any]
+    """The base experiment as plain data (the zoo entry with ``--set``)."""
+    source: str
+    """Where the base came from."""
+    space: dict[str, Any]
+    """Dotted field -> distribution: ``{float: [lo, hi], log: true}``, ``{int: [lo, hi]}``,
+    ``{choice: [...]}``."""
+    out: Path
+    """Where the trials' run directories go."""
+
+
+def _choice(value: Any) -> Any:
+    """Optuna's categorical choices are scalars: lists (layer sizes) travel as YAML text."""
+    return value if value is None or isinstance(value, bool | int | float | str) else json.dumps(value)
+
+
+def suggest(trial: Any, key: str, spec: Any) -> Any:
+    """The trial's value for ``key`` from its distribution ``spec``.
+
+    Raises:
+        ConfigError: ``spec`` is not a known distribution.
+    """
+    if isinstance(spec, dict) and "float" in spec:
+        low, high = spec["float"]
+        return trial.suggest_float(key, float(low), float(high), log=bool(spec.get("log", False)))
+    if isinstance(spec, dict) and "int" in spec:
+        low, high = spec["int"]
+        return trial.suggest_int(key, int(low), int(high), log=bool(spec.get("log", False)))
+    if isinstance(spec, dict) and isinstance(spec.get("choice"), list):
+        chosen = trial.suggest_categorical(key, [_choice(c) for c in spec["choice"]])
+        return json.loads(chosen) if isinstance(chosen, str) and chosen[:1] == "[" else chosen
+    raise ConfigError(
+        f"search space {key}: {spec!r} is not {{float: [lo, hi]}}, {{int: [lo, hi]}} or {{choice: [...]}}"
+    )
+
+
+def with_params(base: dict[str, Any], params: dict[str, Any], source: str) -> dict[str, Any]:
+    """``base`` with each dotted parameter set (checked like ``--set``)."""
+    return codec.apply_overrides(base, [f"{k}={json.dumps(v)}" for k, v in params.items()], source)
+
+
+def _objective(setup: TuneSetup) -> Any:
+    import optuna
+    from optuna.storages import RetryFailedTrialCallback
+
+    from border_py.run.commands import TrainOptions, train
+    from border_py.run.rundir import RunDir
+    from border_py.trainer.result import Evaluation
+
+    def objective(trial: optuna.Trial) -> float:
+        params = {key: suggest(trial, key, spec) for key, spec in setup.space.items()}
+        original = RetryFailedTrialCallback.retried_trial_number(trial)
+        model_dir = setup.out / f"trial_{trial.number if original is None else original:04d}"
+        trial.set_user_attr("model_dir", str(model_dir))
+        data = with_params(
+            setup.base, {**params, "trainer.model_dir": str(model_dir)}, f"trial {trial.number}"
+        )
+        experiment = codec.experiment_from_dict(data, f"{setup.source}, trial {trial.number}")
+
+        def hear(evaluation: Evaluation) -> bool:
+            trial.report(evaluation.score, evaluation.opt_steps)
+            return bool(trial.should_prune())
+
+        resume = original is not None and RunDir(model_dir).resume_point() is not None
+        options = TrainOptions(
+            resume=resume, overwrite=not resume, progress=False, observers=(hear,), quiet=True
+        )
+        result = train(experiment, options)
+        if result.stop_reason == "observer":
+            raise optuna.TrialPruned(f"score {result.last_score} at opt step {result.opt_steps}")
+        if result.last_score is None:
+            raise ConfigError(f"trial {trial.number}: no evaluation ran (set trainer.eval_interval)")
+        return result.last_score
+
+    return objective
+
+
+def _study(args: argparse.Namespace, setup: TuneSetup, name: str) -> Any:
+    import optuna
+    from optuna.storages import RDBStorage, RetryFailedTrialCallback
+
+    storage = RDBStorage(
+        args.storage,
+        heartbeat_interval=args.heartbeat,
+        grace_period=2 * args.heartbeat,
+        failed_trial_callback=RetryFailedTrialCallback(max_retry=3),
+    )
+    study = optuna.create_study(
+        study_name=name,
+        storage=storage,
+        direction="maximize",
+        sampler=optuna.samplers.TPESampler(seed=args.sampler_seed, n_startup_trials=args.startup_trials),
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=args.startup_trials),
+        load_if_exists=True,
+    )
+    recorded = study.user_attrs.get("base_config")
+    if recorded is None:
+        study.set_user_attr("base_config", setup.base)
+        study.set_user_attr("search_space", setup.space)
+        study.set_user_attr("command", shlex.join(["border-py", "tune", *sys.argv[2:]]))
+    elif recorded != json.loads(json.dumps(setup.base)):
+        raise ConfigError(
+            f"study {name!r} in {args.storage} tunes another base experiment (its command: "
+            f"{study.user_attrs.get('command')}); give another --study or the same settings"
+        )
+    return study
+
+
+def write_best(study: Any, setup: TuneSetup) -> Path | None:
+    """The best complete trial as an experiment YAML (``<out>/best.yaml``); ``None`` when none completed."""
+    import optuna
+
+    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    if not complete:
+        return None
+    best = max(complete, key=lambda t: t.value)
+    data = with_params(setup.base, {**best.params}, f"best trial {best.number}")
+    data = {**data, "trainer": {**data["trainer"], "model_dir": None}}
+    path = setup.out / "best.yaml"
+    header = f"# best trial {best.number} of study {study.study_name}: value {best.value:.4g}\n"
+    path.write_text(header + yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def tune_command(args: argparse.Namespace) -> int:
+    """Runs ``border-py tune``: the study until it holds ``--trials`` finished trials; writes the best."""
+    import optuna
+
+    if args.trials < 1:
+        raise ConfigError(f"--trials must be >= 1, got {args.trials}")
+    entry = zoo.entry(args.algo, args.env, args.variant)
+    base = codec.apply_overrides(entry.data, args.set)
+    name = args.study or f"{args.algo}-{args.env.replace('/', '-')}"
+    setup = TuneSetup(
+        base=base,
+        source=entry.source,
+        space=zoo.search_space(args.algo),
+        out=args.out or Path("runs/tune") / name,
+    )
+    probe = with_params(base, {"trainer.model_dir": str(setup.out / "probe")}, "--set")
+    codec.experiment_from_dict(probe, entry.source)  # a bad base fails here, before any trial
+    setup.out.mkdir(parents=True, exist_ok=True)
+    study = _study(args, setup, name)
+    finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    optuna.storages.fail_stale_trials(study)
+    if sum(t.state in finished for t in study.trials) < args.trials:
+        study.optimize(
+            _objective(setup),
+            callbacks=[optuna.study.MaxTrialsCallback(args.trials, states=finished)],
+            catch=(ConfigError, ValueError, RuntimeError),
+        )
+    best = write_best(study, setup)
+    counts = {s.name.lower(): sum(t.state == s for t in study.trials) for s in optuna.trial.TrialState}
+    print(f"study {name}: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n))
+    print(f"best trial written to {best} (border-py train --config {best})" if best else "no trial completed")
+    return 0
