@@ -152,6 +152,7 @@ def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         flags += [f"distributed.n_actors={args.actors}"] if args.actors is not None else []
         flags += [f"distributed.address={args.address}"] if args.address is not None else []
     data = codec.apply_overrides(data, [*flags, *args.set])
+    source = f"{source} with --set" if args.set else source
     trainer = data.setdefault("trainer", {})
     if args.model_dir is not None:
         trainer["model_dir"] = str(args.model_dir)
@@ -171,10 +172,10 @@ def _train(args: argparse.Namespace, resume: bool) -> int:
         data = codec.experiment_to_dict(run_dir.read_config())
         data = codec.apply_overrides(data, args.set)
         data["trainer"]["model_dir"] = str(args.model_dir)
-        source = str(run_dir.config_file)
+        source = str(run_dir.config_file) + (" with --set" if args.set else "")
     else:
         data, source = _train_data(args)
-    experiment = codec.experiment_from_dict(data, f"{source} (with --set)" if args.set else source)
+    experiment = codec.experiment_from_dict(data, source)
     options = TrainOptions(
         resume=resume,
         overwrite=getattr(args, "overwrite", False),

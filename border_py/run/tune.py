@@ -27,6 +27,7 @@ import argparse
 import json
 import shlex
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,11 @@ def _choice(value: Any) -> Any:
     return value if value is None or isinstance(value, bool | int | float | str) else json.dumps(value)
 
 
+def decode(value: Any) -> Any:
+    """A sampled value as the experiment takes it (a list that travelled as text is a list again)."""
+    return json.loads(value) if isinstance(value, str) and value[:1] == "[" else value
+
+
 def suggest(trial: Any, key: str, spec: Any) -> Any:
     """The trial's value for ``key`` from its distribution ``spec``.
 
@@ -84,8 +90,7 @@ def suggest(trial: Any, key: str, spec: Any) -> Any:
         low, high = spec["int"]
         return trial.suggest_int(key, int(low), int(high), log=bool(spec.get("log", False)))
     if isinstance(spec, dict) and isinstance(spec.get("choice"), list):
-        chosen = trial.suggest_categorical(key, [_choice(c) for c in spec["choice"]])
-        return json.loads(chosen) if isinstance(chosen, str) and chosen[:1] == "[" else chosen
+        return decode(trial.suggest_categorical(key, [_choice(c) for c in spec["choice"]]))
     raise ConfigError(
         f"search space {key}: {spec!r} is not {{float: [lo, hi]}}, {{int: [lo, hi]}} or {{choice: [...]}}"
     )
@@ -98,7 +103,6 @@ def with_params(base: dict[str, Any], params: dict[str, Any], source: str) -> di
 
 def _objective(setup: TuneSetup) -> Any:
     import optuna
-    from optuna.storages import RetryFailedTrialCallback
 
     from border_py.run.commands import TrainOptions, train
     from border_py.run.rundir import RunDir
@@ -106,8 +110,10 @@ def _objective(setup: TuneSetup) -> Any:
 
     def objective(trial: optuna.Trial) -> float:
         params = {key: suggest(trial, key, spec) for key, spec in setup.space.items()}
-        original = RetryFailedTrialCallback.retried_trial_number(trial)
-        model_dir = setup.out / f"trial_{trial.number if original is None else original:04d}"
+        # A retry of a killed trial inherits its user attributes (RetryFailedTrialCallback copies them):
+        # it trains on in the killed trial's run directory.
+        retried = "model_dir" in trial.user_attrs
+        model_dir = Path(trial.user_attrs.get("model_dir", setup.out / f"trial_{trial.number:04d}"))
         trial.set_user_attr("model_dir", str(model_dir))
         data = with_params(
             setup.base, {**params, "trainer.model_dir": str(model_dir)}, f"trial {trial.number}"
@@ -118,7 +124,7 @@ def _objective(setup: TuneSetup) -> Any:
             trial.report(evaluation.score, evaluation.opt_steps)
             return bool(trial.should_prune())
 
-        resume = original is not None and RunDir(model_dir).resume_point() is not None
+        resume = retried and RunDir(model_dir).resume_point() is not None
         options = TrainOptions(
             resume=resume, overwrite=not resume, progress=False, observers=(hear,), quiet=True
         )
@@ -134,14 +140,18 @@ def _objective(setup: TuneSetup) -> Any:
 
 def _study(args: argparse.Namespace, setup: TuneSetup, name: str) -> Any:
     import optuna
-    from optuna.storages import RDBStorage, RetryFailedTrialCallback
+    from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 
-    storage = RDBStorage(
-        args.storage,
-        heartbeat_interval=args.heartbeat,
-        grace_period=2 * args.heartbeat,
-        failed_trial_callback=RetryFailedTrialCallback(max_retry=3),
-    )
+    with warnings.catch_warnings():
+        # Heartbeats and the retry callback are marked experimental in Optuna; they are what resuming a
+        # killed trial rests on, and this code uses them as documented.
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        storage = RDBStorage(
+            args.storage,
+            heartbeat_interval=args.heartbeat,
+            grace_period=2 * args.heartbeat,
+            heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=3),
+        )
     study = optuna.create_study(
         study_name=name,
         storage=storage,
@@ -171,7 +181,8 @@ def write_best(study: Any, setup: TuneSetup) -> Path | None:
     if not complete:
         return None
     best = max(complete, key=lambda t: t.value)
-    data = with_params(setup.base, {**best.params}, f"best trial {best.number}")
+    params = {key: decode(value) for key, value in best.params.items()}
+    data = with_params(setup.base, params, f"best trial {best.number}")
     data = {**data, "trainer": {**data["trainer"], "model_dir": None}}
     path = setup.out / "best.yaml"
     header = f"# best trial {best.number} of study {study.study_name}: value {best.value:.4g}\n"
@@ -199,7 +210,9 @@ def tune_command(args: argparse.Namespace) -> int:
     setup.out.mkdir(parents=True, exist_ok=True)
     study = _study(args, setup, name)
     finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-    optuna.storages.fail_stale_trials(study)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)  # a killed worker's trial is retried first
     if sum(t.state in finished for t in study.trials) < args.trials:
         study.optimize(
             _objective(setup),

@@ -1,0 +1,66 @@
+"""Helpers of the application layer's tests: tiny budgets for zoo entries, tiny local datasets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from border_py import GymEnvConfig
+from border_py.datasets import collect
+from border_py.run.zoo import merge
+
+
+class RandomPolicy:
+    """Uniform random actions of ``space`` (the behaviour of the tests' datasets)."""
+
+    def __init__(self, space: gym.Space[Any]) -> None:
+        self.space = space
+        space.seed(0)
+
+    def sample(self, obs: Any) -> Any:
+        return np.asarray(self.space.sample())
+
+
+def make_dataset(dataset_id: str, env: str, data: Path, steps: int = 300) -> None:
+    """A Minari dataset of ``steps`` transitions of random play in ``env``, in ``data``."""
+    collect(
+        RandomPolicy(gym.make(env).action_space),
+        GymEnvConfig(name=env),
+        steps,
+        dataset_id,
+        data_path=str(data),
+    )
+
+
+def tiny(
+    data: dict[str, Any], model_dir: Path, data_path: Path | None = None, opts: int = 4
+) -> dict[str, Any]:
+    """A zoo entry's experiment data with a budget of seconds: ``opts`` opt steps, an evaluation (one
+    episode) and a save at the end, small buffers and batches; its datasets read from ``data_path``."""
+    trainer: dict[str, Any] = {
+        "max_opts": opts, "max_env_steps": None, "eval_interval": opts, "save_interval": opts,
+        "record_interval": 1, "keep_checkpoints": None, "model_dir": str(model_dir),
+    }  # fmt: skip
+    over: dict[str, Any] = {"evaluator": {"n_episodes": 1}, "trainer": trainer, "agent": {"batch_size": 16}}
+    buffer = data.get("replay_buffer") or {}
+    kind = buffer.get("type", "simple")
+    if kind == "rollout":
+        n_envs = buffer.get("num_envs", 1)
+        over["replay_buffer"] = {"n_steps": 8}
+        over["agent"] = {"batch_size": 8, "n_epochs": 1}
+        trainer["opt_interval"] = 8 * n_envs
+    elif "replay_buffer" in data:
+        over["replay_buffer"] = {"capacity": 2000}
+        trainer["warmup_period"] = 64
+    if data.get("env", {}).get("type") == "atari_vec":
+        trainer["eval_interval"] = None  # a whole game of Pong takes minutes; the smoke test plays one
+        over["replay_buffer"]["streams"] = data["env"].get("num_envs", 4)
+    if data_path is not None:
+        if data.get("dataset"):
+            over["dataset"] = {"data_path": str(data_path)}
+        if kind == "prefilled":
+            over["replay_buffer"]["dataset"] = {"data_path": str(data_path)}
+    return merge(data, over)

@@ -1,0 +1,131 @@
+"""The ``border-py`` command as a user types it: train from the zoo, evaluate, resume with overrides,
+refusals as one line with exit status 2, a whole experiment from YAML, a user's own env by import path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.run.cli import main
+from border_py.run.codec import load_experiment
+
+TINY = ["trainer.max_opts=60", "trainer.warmup_period=100", "trainer.eval_interval=30",
+        "trainer.save_interval=30", "evaluator.n_episodes=2"]  # fmt: skip
+
+
+def _error(capsys: pytest.CaptureFixture[str]) -> str:
+    """The one error line (a ``note:`` line about the zoo may come before it)."""
+    err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("note: ")]
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "dqn", "--env", "CartPole-v1", "--seed", "3", "--no-progress", "--set", *TINY]) == 0
+    run = Path("runs/dqn/CartPole-v1/seed3")
+    experiment = load_experiment(run / "config.yaml")
+    assert experiment.trainer.seed == 3 and experiment.trainer.max_opts == 60
+    assert experiment.agent.lr == 0.0023  # the zoo's tuned value
+    out = capsys.readouterr().out
+    assert "trained 60 opt steps" in out
+    assert main(["eval", "--model-dir", str(run), "--episodes", "3"]) == 0
+    assert "over 3 episodes" in capsys.readouterr().out
+    assert main(["resume", "--model-dir", str(run), "--set", "trainer.max_opts=90", "--no-progress"]) == 0
+    assert load_meta(latest_checkpoint(run) or run)["opt_steps"] == 90
+    assert load_experiment(run / "config.yaml").trainer.max_opts == 90  # the resumed run's config
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (
+            ["train", "dqn", "--env", "CartPole-v1", "--set", "trainer.max_optz=5"],
+            "unknown key 'trainer.max_optz'",
+        ),
+        (
+            ["train", "dqn", "--env", "CartPole-v1", "--set", "agent.lr=-1"],
+            "'lr' must be > 0.0: -1.0 @ zoo dqn.yaml CartPole-v1 with --set: agent",
+        ),
+        (["train", "dqn", "--env", "CartPole-v1", "--set", "agent.lr"], "expected key=value"),
+        (["train", "nosuch", "--env", "CartPole-v1"], "no algorithm 'nosuch' in the zoo"),
+        (["train", "dqn", "--env", "Pendulum-v1"], "DQN needs discrete actions"),
+        (["train", "dqn", "--env", "NoSuchEnv-v0"], "NoSuchEnv-v0"),
+        (["train", "dqn", "--env", "CartPole-v1", "--variant", "nope"], "no variant 'nope'"),
+        (["train", "dqn"], "train needs ALGO --env ENV"),
+        (["eval", "--model-dir", "nowhere"], "config.yaml not found"),
+        (["resume", "--model-dir", "nowhere"], "config.yaml not found"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2_before_anything_is_written(
+    argv: list[str],
+    says: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--no-progress"] if argv[0] in ("train", "resume") else argv) == 2
+    assert says in _error(capsys)
+    assert not any(Path("runs").rglob("config.yaml"))
+
+
+def test_a_second_run_into_a_model_dir_is_refused_and_overwrite_replaces_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "train",
+        "dqn",
+        "--env",
+        "CartPole-v1",
+        "--model-dir",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "--set",
+        *TINY,
+    ]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "holds another run" in _error(capsys)
+    bad = [*argv[: -len(TINY) - 1], "--overwrite", "--set", *TINY, "agent.batch_size=200000"]
+    assert main(bad) == 2  # refused by a check: the old run is still whole
+    assert "larger than replay_buffer.capacity" in _error(capsys)
+    assert load_meta(tmp_path / "r" / "best")["opt_steps"] > 0
+    assert main([*argv, "--overwrite"]) == 0
+
+
+def test_a_whole_experiment_from_yaml_and_a_users_env_by_import_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "exp.yaml"
+    config.write_text(
+        "env: {name: CartPole-v1}\nstep_processor: {}\nreplay_buffer: {capacity: 500}\n"
+        "agent: {type: dqn, batch_size: 16}\ntrainer: {max_opts: 10, warmup_period: 32}\n"
+    )
+    assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "a"), "--no-progress"]) == 0
+    assert main(["train", "dqn", "--env", "tests.run.user_env:make_config", "--model-dir", str(tmp_path / "b"),
+                 "--no-progress", "--set", "trainer.max_opts=10", "trainer.warmup_period=32"]) == 0  # fmt: skip
+    assert "type: tests.run.user_env:CorridorConfig" in (tmp_path / "b" / "config.yaml").read_text()
+    config.write_text("env: {name: CartPole-v1}\nenv: {name: Acrobot-v1}\n")
+    assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "c")]) == 2
+    assert "the key 'env' is given twice" in _error(capsys)
+
+
+def test_the_console_script_and_python_m_run_the_same_cli(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
+    listing = subprocess.run(
+        [sys.executable, "-m", "border_py", "zoo", "dqn"], capture_output=True, text=True, env=env
+    )
+    assert listing.returncode == 0 and "LunarLander-v3" in listing.stdout and "search space" in listing.stdout
+    script = Path(sys.executable).parent / "border-py"
+    bad = subprocess.run([str(script), "train", "dqn", "--env", "CartPole-v1", "--set", "x"], capture_output=True,
+                         text=True, cwd=tmp_path)  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1

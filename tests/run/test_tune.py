@@ -1,0 +1,101 @@
+"""``border-py tune`` against a real SQLite study: trials are pruned, a study killed with SIGKILL resumes
+without a lost or repeated trial (the killed one is retried with its own parameters), no trial leaves a
+lock or a half-written run directory, and the best trial's YAML trains."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from border_py.checkpoint import recover_model_dir
+from border_py.lock import model_dir_lock
+from border_py.run.cli import main
+
+optuna = pytest.importorskip("optuna", reason="the tune extra is not installed")
+
+BUDGET = ["trainer.max_opts=800", "trainer.eval_interval=100", "trainer.save_interval=200",
+          "trainer.warmup_period=200", "evaluator.n_episodes=3"]  # fmt: skip
+
+
+def _command(storage: str, out: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "border_py", "tune", "dqn", "--env", "CartPole-v1", "--trials", "6",
+        "--storage", storage, "--out", str(out), "--sampler-seed", "0", "--startup-trials", "2",
+        "--heartbeat", "1", "--no-progress", "--set", *BUDGET,
+    ]  # fmt: skip
+
+
+def _load(storage: str) -> Any:
+    return optuna.load_study(study_name="dqn-CartPole-v1", storage=storage)
+
+
+def _kill_mid_trial(command: list[str], storage: str, tmp_path: Path) -> int:
+    """Starts the study and kills it with SIGKILL while its third trial or a later one runs; returns the
+    killed trial's number."""
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
+    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                trials = _load(storage).trials
+            except KeyError:  # the study is not created yet
+                continue
+            running = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING and t.number >= 2]
+            if (
+                running
+                and "model_dir" in running[0].user_attrs
+                and Path(running[0].user_attrs["model_dir"]).exists()
+            ):
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                return running[0].number
+        raise AssertionError("the study never reached a third trial")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.mark.smoke
+def test_a_killed_study_resumes_without_a_lost_or_repeated_trial_and_its_best_yaml_trains(
+    tmp_path: Path,
+) -> None:
+    storage = f"sqlite:///{tmp_path / 'tune.db'}"
+    out = tmp_path / "trials"
+    killed = _kill_mid_trial(_command(storage, out), storage, tmp_path)
+    before = {t.number: t for t in _load(storage).trials if t.state.is_finished()}
+    time.sleep(2.5)  # the killed trial's heartbeat goes stale (twice --heartbeat)
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
+    done = subprocess.run(
+        _command(storage, out), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    trials = _load(storage).trials
+    states = optuna.trial.TrialState
+    finished = [t for t in trials if t.state in (states.COMPLETE, states.PRUNED)]
+    assert len(finished) == 6  # across both processes
+    assert any(t.state == states.PRUNED for t in finished)
+    for number, trial in before.items():  # nothing that had finished was run again
+        assert trials[number].state == trial.state and trials[number].value == trial.value
+    failed = trials[killed]
+    assert failed.state == states.FAIL
+    retries = [t for t in trials if t.number > killed and t.params == failed.params]
+    assert len(retries) == 1 and retries[0].state in (states.COMPLETE, states.PRUNED)  # retried, once
+    assert retries[0].user_attrs["model_dir"] == failed.user_attrs["model_dir"]  # in its own run directory
+    for run_dir in out.glob("trial_*"):  # no lock held, no half-written save left
+        with model_dir_lock(run_dir):
+            assert recover_model_dir(run_dir) == []
+    best = out / "best.yaml"
+    assert f"--config {best}" in done.stdout
+    assert main(["train", "--config", str(best), "--model-dir", str(tmp_path / "best"), "--no-progress",
+                 "--set", "trainer.max_opts=50"]) == 0  # fmt: skip

@@ -1,0 +1,64 @@
+"""Every zoo entry (and variant) builds and trains a few steps through the run layer, so a broken or
+stale entry fails here, not in a user's hands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from border_py.checkpoint import load_meta
+from border_py.run import TrainOptions, evaluate, experiment_from_dict, train, zoo
+from tests.run.conftest import make_dataset, tiny
+
+WITHOUT_ENTRY = {
+    "dqn": "CartPole-v0",
+    "iqn": "CartPole-v0",
+    "sac": "InvertedPendulum-v5",
+    "ppo": "InvertedPendulum-v5",
+}
+"""Envs the zoo has no entry for: the algorithm's defaults apply."""
+
+ENTRIES = [
+    (algo, env_id, variant)
+    for algo in zoo.algorithms()
+    for env_id in [*zoo.env_ids(algo), *([WITHOUT_ENTRY[algo]] if algo in WITHOUT_ENTRY else [])]
+    for variant in [None, *zoo.variants(algo, env_id)]
+    if variant != "async"  # actors on Ray: tests/integration/test_distributed.py trains these variants
+]
+
+
+def _ids(entry: tuple[str, str, str | None]) -> str:
+    algo, env_id, variant = entry
+    return f"{algo}-{env_id}" + (f"-{variant}" if variant else "")
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("entry", ENTRIES, ids=[_ids(e) for e in ENTRIES])
+def test_every_zoo_entry_builds_trains_a_few_steps_and_evaluates(
+    entry: tuple[str, str, str | None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+    algo, env_id, variant = entry
+    found = zoo.entry(algo, env_id, variant)
+    assert found.tuned == (env_id != WITHOUT_ENTRY.get(algo))
+    data = found.data
+    datasets = tmp_path / "datasets"
+    dataset = data.get("dataset") or (data.get("replay_buffer") or {}).get("dataset")
+    if dataset:
+        make_dataset(dataset["dataset_id"], data["env"]["name"], datasets)
+    if data.get("init_from", "") is None or (algo == "awac" and "dataset" not in data):
+        # Fine-tuning starts from an offline run's best/: make one first.
+        offline = experiment_from_dict(
+            tiny(zoo.entry("awac", "pendulum-medium-v0").data, tmp_path / "off", datasets)
+        )
+        train(offline, TrainOptions(progress=False, quiet=True))
+        data = {**data, "init_from": str(tmp_path / "off" / "best")}
+    experiment = experiment_from_dict(tiny(data, tmp_path / "run", datasets), f"{algo} {env_id}")
+    assert experiment.algo == algo
+    assert experiment.env_id == env_id or "ALE" in env_id  # the key is the env's (an Atari entry: the game)
+    result = train(experiment, TrainOptions(progress=False, quiet=True))
+    assert result.opt_steps == 4
+    assert load_meta(tmp_path / "run" / "4")["opt_steps"] == 4
+    if experiment.trainer.eval_interval is not None:
+        assert evaluate(experiment, tmp_path / "run", quiet=True) == result.best_score

@@ -1,0 +1,73 @@
+"""A user's own env, named on the command line as ``--env tests.run.user_env:make_config``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from border_py import Step
+from border_py.base import Spaces
+from border_py.record import Record
+
+Obs = Any
+
+
+@attrs.frozen(kw_only=True)
+class CorridorConfig:
+    """A corridor of ``length`` cells: action 1 walks right, reward 1 at the end."""
+
+    length: int = 5
+
+    def build(self, seed: int) -> Corridor:
+        return Corridor(self.length)
+
+    def evaluation(self) -> CorridorConfig:
+        return self
+
+
+class Corridor:
+    """The env: observations are one-hot positions."""
+
+    def __init__(self, length: int) -> None:
+        self.length, self.pos, self.steps = length, 0, 0
+
+    @property
+    def spaces(self) -> Spaces:
+        return Spaces(obs_shape=(self.length,), n_actions=2)
+
+    def _obs(self) -> Any:
+        return np.eye(self.length, dtype=np.float32)[self.pos]
+
+    def reset(self) -> Any:
+        self.pos, self.steps = 0, 0
+        return self._obs()
+
+    def reset_with_index(self, ix: int) -> Any:
+        return self.reset()
+
+    def step(self, act: Any) -> tuple[Step[Any, Any], Record]:
+        self.pos = max(0, min(self.length - 1, self.pos + (1 if int(act) == 1 else -1)))
+        self.steps += 1
+        done = self.pos == self.length - 1
+        truncated = not done and self.steps >= 4 * self.length
+        obs = self._obs()
+        init_obs = self.reset() if done or truncated else None
+        step = Step(act=act, obs=obs, reward=float(done), is_terminated=done, is_truncated=truncated,
+                    info={}, init_obs=init_obs)  # fmt: skip
+        return step, Record()
+
+    def episode_start_state(self) -> dict[str, Any]:
+        return {}
+
+    def restore_episode_start(self, state: dict[str, Any]) -> None:
+        self.reset()
+
+    def close(self) -> None:
+        pass
+
+
+def make_config() -> CorridorConfig:
+    """What ``--env tests.run.user_env:make_config`` calls."""
+    return CorridorConfig()
