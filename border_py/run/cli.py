@@ -190,9 +190,13 @@ def _train(args: argparse.Namespace, resume: bool) -> int:
 def _saved_experiment(args: argparse.Namespace) -> AnyExperiment:
     from border_py.run.rundir import RunDir
 
-    if args.config is not None:
-        return codec.load_experiment(args.config)
-    return RunDir(args.model_dir).read_config()
+    if args.config is None:
+        return RunDir(args.model_dir).read_config()
+    data = codec.parse_yaml(args.config.read_text(), str(args.config))
+    if not isinstance(data, dict):
+        raise ConfigError(f"{args.config}: expected a mapping of fields")
+    data = zoo.merge(data, {"trainer": {"model_dir": str(args.model_dir)}})  # --model-dir completes it
+    return codec.experiment_from_dict(data, str(args.config))
 
 
 def _saved(args: argparse.Namespace) -> int:

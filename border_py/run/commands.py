@@ -34,7 +34,7 @@ from typing import Any, Literal
 import attrs
 
 from border_py.base.recorder import Recorder
-from border_py.checkpoint import resolve_saved, saved_model_problem
+from border_py.checkpoint import resolve_saved, saved_model_problem, skipped_checkpoints
 from border_py.config import ConfigError
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
 from border_py.run.pairing import check_agent_batches
@@ -129,10 +129,6 @@ def _prepare_online(
         agent = experiment.agent.build(eval_env.spaces, seed)
         check_agent_batches(agent, experiment.replay_buffer)
     evaluator = experiment.evaluator.build(eval_env)
-    if resume_from is not None:
-        agent.load_params(resume_from)  # a checkpoint of another agent is refused before anything is written
-    elif experiment.init_from is not None:
-        agent.load_params(_saved_model(Path(experiment.init_from), "init_from"))
     with _refused(source, "trainer"):
         prepared: PreparedRun
         if experiment.distributed is None:
@@ -144,6 +140,12 @@ def _prepare_online(
         else:
             prepared = _prepare_async(experiment, agent, evaluator, eval_env.spaces, resume_from, observers)
     with prepared:
+        # After the trainer's checks (the setup compared with the checkpoint's): a checkpoint of another
+        # agent, or of other sizes, is refused here, before anything is written.
+        if resume_from is not None:
+            agent.load_params(resume_from)
+        elif experiment.init_from is not None:
+            agent.load_params(_saved_model(Path(experiment.init_from), "init_from"))
         yield prepared
 
 
@@ -191,12 +193,12 @@ def _prepare_offline(
     with _refused(source, "agent"):
         agent = experiment.agent.build(eval_env.spaces, seed, observation_stats(dataset))
     evaluator = experiment.evaluator.build(eval_env)
-    if resume_from is not None:
-        agent.load_params(resume_from)
     trainer.observers.extend(observers)
     with _refused(source, "trainer"):
         prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, dataset=dataset)
     with prepared:
+        if resume_from is not None:
+            agent.load_params(resume_from)
         yield prepared
 
 
@@ -217,6 +219,8 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
     configure_torch(experiment.torch_threads)
     with RunDir(model_dir_of(experiment)).hold() as run_dir:
         resume_from = run_dir.resume_point() if options.resume else None
+        if options.resume:
+            _say_resume(options, run_dir, resume_from)
         fresh_start = options.overwrite or (options.resume and resume_from is None)
         if not fresh_start and resume_from is None:
             run_dir.refuse_another_run()
@@ -228,6 +232,17 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
             result = _run_recorded(prepared, run_dir, experiment, options, resume_from)
     _say(options, _summary(result))
     return result
+
+
+def _say_resume(options: TrainOptions, run_dir: RunDir, resume_from: Path | None) -> None:
+    """Says where a resume starts: the checkpoints it passes over and why, then the one it takes (or that
+    there is none, so the run starts from scratch)."""
+    for path, problem in skipped_checkpoints(run_dir.path):
+        _say(options, f"skipping {path}: {problem}")
+    if resume_from is None:
+        _say(options, f"no complete checkpoint in {run_dir.path}: training from scratch")
+    else:
+        _say(options, f"resuming from {resume_from}")
 
 
 def _run_recorded(

@@ -17,6 +17,7 @@ untrusted input: nothing here writes or removes through a symbolic link found in
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from border_py.checkpoint import (
+    TRAINER_STATE_FILE,
     clear_checkpoints,
     ensure_writable_dir,
     latest_checkpoint,
@@ -36,6 +38,7 @@ from border_py.checkpoint import (
 from border_py.lock import model_dir_lock
 from border_py.run.codec import dump_experiment, load_experiment
 from border_py.run.experiment import AnyExperiment
+from border_py.trainer.result import Evaluation, TrainResult
 
 CONFIG_FILE = "config.yaml"
 TENSORBOARD_DIR = "tensorboard"
@@ -187,6 +190,30 @@ class RunDir:
         if final is not None:
             found[f"checkpoints/{final.name}"] = final
         return found
+
+    def last_result(self) -> TrainResult:
+        """What the run here reported at its newest checkpoint: counters, evaluations, best score.
+
+        Raises:
+            FileNotFoundError: there is no complete checkpoint.
+            ValueError: its trainer state is malformed (the file named).
+        """
+        point = self.resume_point()
+        if point is None:
+            raise FileNotFoundError(f"{self.path} holds no complete checkpoint")
+        file = point / TRAINER_STATE_FILE
+        try:
+            books = json.loads(file.read_text())["books"]
+            evaluations = tuple(Evaluation(int(o), int(e), float(v)) for o, e, v in books["evaluations"])
+            return TrainResult(
+                opt_steps=int(books["opt_steps"]),
+                env_steps=int(books["env_steps"]),
+                best_score=float(books["best_score"]),
+                last_score=evaluations[-1].score if evaluations else None,
+                evaluations=evaluations,
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{file}: not a readable trainer state: {exc!r}") from exc
 
     def describe(self) -> dict[str, Any]:
         """A summary for messages: the path, what it holds, the newest checkpoint."""

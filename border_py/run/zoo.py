@@ -24,7 +24,8 @@ from typing import Any
 import attrs
 
 from border_py.config import ConfigError
-from border_py.run.codec import DEFAULT_TAGS, parse_yaml
+from border_py.run.codec import DEFAULT_TAGS, experiment_from_dict, parse_yaml
+from border_py.run.experiment import AnyExperiment
 
 RESERVED = ("defaults", "search")
 """Keys of a zoo file that are not env ids."""
@@ -151,3 +152,21 @@ def search_space(algo: str) -> dict[str, Any]:
     if not isinstance(space, dict) or not space:
         raise ConfigError(f"zoo {algo}.yaml has no search space ('search:') to tune")
     return space
+
+
+def experiment(
+    algo: str, env_id: str, model_dir: str | None = None, variant: str | None = None, **changes: Any
+) -> AnyExperiment:
+    """The zoo's experiment for ``algo`` on ``env_id`` (and ``variant``), saving into ``model_dir``, with
+    ``changes`` merged into its plain data by section (``trainer={"max_opts": 2500}``).
+
+    Raises:
+        ConfigError: an unknown algorithm or variant, or a change the configs refuse.
+
+    Example:
+        >>> experiment("dqn", "CartPole-v1", "runs/x", trainer={"seed": 3}).trainer.seed
+        3
+    """
+    found = entry(algo, env_id, variant)
+    data = merge(found.data, {"trainer": {"model_dir": model_dir}, **changes})
+    return experiment_from_dict(data, found.source)

@@ -6,20 +6,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import attrs
 import pytest
 
-from examples import dqn_atari
-from examples.harness import RunOptions, with_trainer
+from border_py.run import evaluate
+from tests.zoo_runs import train_quietly, zoo_experiment
 
 
 @pytest.mark.atari
 def test_dqn_improves_from_minus_21_to_at_least_0_on_pong_within_2m_env_steps(tmp_path: Path) -> None:
-    """The example's defaults (Dopamine's DQN schedule), seed 0: the best greedy mean over 3 whole games
+    """The zoo's ALE/Pong-v5 entry (Dopamine's DQN schedule), seed 0: the best greedy mean over 3 whole games
     reaches 0 within 2,000,000 env steps, and the saved best model reproduces it."""
-    config = with_trainer(dqn_atari.Config(), model_dir=str(tmp_path), max_opts=None, max_env_steps=2_000_000)
     device = os.environ.get("BORDER_PY_DEVICE", "cpu")
-    config = attrs.evolve(config, agent=attrs.evolve(config.agent, device=device))
-    result = dqn_atari.train(config, RunOptions(progress=False))
+    trainer = {"max_opts": None, "max_env_steps": 2_000_000}
+    config = zoo_experiment("dqn", "ALE/Pong-v5", tmp_path, trainer=trainer, agent={"device": device})
+    result = train_quietly(config)
     assert result.best_score >= 0.0
-    assert dqn_atari.evaluate(config, tmp_path) == result.best_score
+    assert evaluate(config, tmp_path, quiet=True) == result.best_score

@@ -1,4 +1,4 @@
-"""PPO learns CartPole-v1 and Pendulum-v1 (the examples' configs): a short run in the default suite, the
+"""PPO learns CartPole-v1 and Pendulum-v1 (the zoo's entries): a short run in the default suite, the
 issue's targets behind ``-m slow``; and resumes exactly."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-import attrs
 import pytest
 import torch
 
@@ -22,28 +21,27 @@ from border_py import (
 )
 from border_py.agents import Ppo, PpoConfig
 from border_py.checkpoint import latest_checkpoint
-from examples import ppo_cartpole, ppo_pendulum
-from examples.harness import RunOptions, with_trainer
+from border_py.run import evaluate, zoo
+from tests.zoo_runs import train_quietly, zoo_experiment
 
 
 @pytest.mark.functional
 def test_short_ppo_run_learns_cartpole_far_beyond_random_play(tmp_path: Path) -> None:
     """20,480 env steps (80 rollouts, about 10 s): a random policy scores about 22."""
-    config = with_trainer(
-        ppo_cartpole.Config(), model_dir=str(tmp_path), max_env_steps=20_480, save_interval=None
-    )
-    result = ppo_cartpole.train(config, RunOptions(progress=False))
+    trainer = {"max_env_steps": 20_480, "save_interval": None}
+    config = zoo_experiment("ppo", "CartPole-v1", tmp_path, trainer=trainer)
+    result = train_quietly(config)
     assert result.best_score >= 150.0
-    assert ppo_cartpole.evaluate(config, tmp_path) == result.best_score
+    assert evaluate(config, tmp_path, quiet=True) == result.best_score
 
 
 @pytest.mark.slow
 def test_ppo_reaches_475_on_cartpole_within_1e5_env_steps(tmp_path: Path) -> None:
-    """The example's full run (100,000 env steps), seeds 0-2: median best >= 475, reached within budget."""
+    """The zoo entry's full run (100,000 env steps), seeds 0-2: median best >= 475, reached within budget."""
     bests, reached = [], []
     for seed in (0, 1, 2):
-        config = with_trainer(ppo_cartpole.Config(), seed=seed, model_dir=str(tmp_path / f"seed{seed}"))
-        result = ppo_cartpole.train(config, RunOptions(progress=False))
+        config = zoo_experiment("ppo", "CartPole-v1", tmp_path / f"seed{seed}", trainer={"seed": seed})
+        result = train_quietly(config)
         assert result.env_steps == 100_000
         bests.append(result.best_score)
         reached.append(result.env_steps_to_reach(475.0))
@@ -53,11 +51,11 @@ def test_ppo_reaches_475_on_cartpole_within_1e5_env_steps(tmp_path: Path) -> Non
 
 @pytest.mark.slow
 def test_ppo_reaches_minus_200_on_pendulum_within_1e5_env_steps(tmp_path: Path) -> None:
-    """The example's full run with gSDE (100,000 env steps), seeds 0-2: median best >= -200."""
+    """The zoo entry's full run with gSDE (100,000 env steps), seeds 0-2: median best >= -200."""
     bests = []
     for seed in (0, 1, 2):
-        config = with_trainer(ppo_pendulum.Config(), seed=seed, model_dir=str(tmp_path / f"seed{seed}"))
-        result = ppo_pendulum.train(config, RunOptions(progress=False))
+        config = zoo_experiment("ppo", "Pendulum-v1", tmp_path / f"seed{seed}", trainer={"seed": seed})
+        result = train_quietly(config)
         assert result.env_steps <= 100_000
         bests.append(result.best_score)
     assert statistics.median(bests) >= -200.0, bests
@@ -117,9 +115,10 @@ def test_ppo_n_plus_resume_plus_n_equals_2n(tmp_path: Path) -> None:
     assert (resumed._returns == whole._returns).all()
 
 
-def test_the_examples_configs_pair_rollouts_with_the_schedule() -> None:
-    for example in (ppo_cartpole, ppo_pendulum):
-        config = example.Config()
-        assert config.trainer.opt_interval == config.replay_buffer.rollout_size
-        assert config.replay_buffer.num_envs == config.env.num_envs
-        assert attrs.evolve(config.env, num_envs=1).single() == config.eval_env
+@pytest.mark.parametrize("env_id", zoo.env_ids("ppo"))
+def test_every_ppo_zoo_entry_pairs_its_rollouts_with_the_schedule(env_id: str, tmp_path: Path) -> None:
+    config = zoo_experiment("ppo", env_id, tmp_path)
+    buffer, env = config.replay_buffer, config.env
+    assert config.trainer.opt_interval == buffer.rollout_size  # type: ignore[union-attr]
+    assert buffer.num_envs == env.num_envs  # type: ignore[union-attr]
+    assert env.single() == config.eval_env()  # type: ignore[union-attr]

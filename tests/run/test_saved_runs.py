@@ -1,0 +1,182 @@
+"""A run directory's life through the CLI: refusals that write nothing, resume from the newest complete
+checkpoint (and what it skips), evaluation of a saved model by name, damaged saves refused."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta, save_checkpoint
+from border_py.run.cli import main
+from border_py.run.codec import load_experiment
+from border_py.run.reference_datasets import _final_checkpoint
+from border_py.trainer.config import TrainerConfig
+from tests.run.tiny import tiny_config
+
+
+def _main(*args: str) -> int:
+    return main([*args, "--no-progress"] if args[0] in ("train", "resume") else list(args))
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ("agent: {type: dqn, lr: -1}\n", r"'lr' must be > 0.0: -1.0 @ .*tiny.yaml: agent"),
+        ("agent: {type: dqn, learning_rate: 0.1}\n", r"unknown keys \['learning_rate'\] @ .*tiny.yaml: agent"),
+        ("trainer: {max_opts: 1.5}\n", r"expected an integer, got 1.5 @ .*tiny.yaml: trainer.max_opts"),
+        ("agent: {type: nosuch}\n", r"tiny.yaml: agent.type 'nosuch' is unknown"),
+        ("replay_buffer: {type: frames}\n", r"emits Transition items, but replay_buffer FrameReplayBufferConfig"),
+    ],
+)
+def test_a_bad_config_is_refused_naming_file_and_field_before_anything_is_written(
+    change: str, match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = tiny_config(tmp_path).read_text()
+    key = change.split(":")[0]
+    kept = [block for block in re.split(r"\n(?=\S)", base) if not block.startswith(f"{key}:")]
+    (tmp_path / "tiny.yaml").write_text("\n".join(kept) + "\n" + change)
+    assert _main("train", "--config", str(tmp_path / "tiny.yaml"), "--model-dir", str(tmp_path / "run")) == 2
+    err = capsys.readouterr().err
+    assert re.search(match, err), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_refused_resume_writes_nothing_and_a_new_run_never_replaces_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    saved = (run / "config.yaml").read_bytes()
+    best = load_meta(run / "best")
+    assert _main("resume", "--model-dir", str(run), "--set", "env.name=Acrobot-v1") == 2
+    assert "env.name is 'CartPole-v1' vs 'Acrobot-v1'" in capsys.readouterr().err
+    assert (run / "config.yaml").read_bytes() == saved
+    assert _main("resume", "--model-dir", str(run), "--set", "agent.hidden=[32]") == 2  # the weights differ
+    assert "qnet.pt" in capsys.readouterr().err
+    assert (run / "config.yaml").read_bytes() == saved
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), "--seed", "1") == 2
+    assert "holds another run (best/, 20/, 40/, tensorboard/, config.yaml)" in capsys.readouterr().err
+    assert (run / "config.yaml").read_bytes() == saved
+    assert load_meta(run / "best") == best
+    assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_opts=60") == 0
+    assert load_meta(run / "60")["opt_steps"] == 60
+    argv = ["train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), "--seed", "1", "--overwrite"]
+    assert _main(*argv) == 0
+    assert load_experiment(run / "config.yaml").trainer.seed == 1
+    assert sorted(p.name for p in run.iterdir() if p.is_dir()) == ["20", "40", "best", "tensorboard"]
+
+
+def test_resume_says_which_newer_checkpoint_it_skips_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    (run / "40" / "meta.yaml").unlink()
+    capsys.readouterr()
+    assert _main("resume", "--model-dir", str(run)) == 0
+    out = capsys.readouterr().out
+    assert f"skipping {run / '40'}: {run / '40' / 'meta.yaml'} not found" in out
+    assert f"resuming from {run / '20'}" in out
+
+
+def test_a_run_killed_before_its_first_checkpoint_resumes_from_scratch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    for saved in ("best", "20", "40"):
+        shutil.rmtree(run / saved)  # as if killed before any save: config.yaml and curves only
+    capsys.readouterr()
+    assert _main("resume", "--model-dir", str(run)) == 0
+    assert f"no complete checkpoint in {run}: training from scratch" in capsys.readouterr().out
+    assert load_meta(run / "40")["opt_steps"] == 40
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "lost-file"])
+def test_eval_refuses_a_best_that_is_not_whole(damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    meta = run / "best" / "meta.yaml"
+    if damage == "missing":
+        meta.unlink()
+    elif damage == "truncated":
+        meta.write_text(meta.read_text()[:40])
+    else:
+        (run / "best" / "qnet_tgt.pt").unlink()
+    capsys.readouterr()
+    assert _main("eval", "--model-dir", str(run)) == 2
+    err = capsys.readouterr().err
+    assert f"error: --checkpoint '{run / 'best'}' is not a saved model" in err
+    assert {"missing": "meta.yaml not found", "truncated": "is incomplete", "lost-file": "lacks ['qnet_tgt.pt']"}[
+        damage
+    ] in err
+
+
+def test_eval_checkpoint_scores_a_numbered_checkpoint_over_the_episodes_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--checkpoint 20 --episodes 3`` scores what a copy of checkpoint 20 scores as another run's
+    ``best/`` with a config of 3 evaluation episodes (the config's own is 1)."""
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    capsys.readouterr()
+
+    def score(*args: str) -> float:
+        assert _main("eval", *args) == 0
+        match = re.search(r"eval of (.+): mean return (-?[\d.]+)", capsys.readouterr().out)
+        assert match is not None
+        return float(match[2])
+
+    asked = score("--model-dir", str(run), "--checkpoint", "20", "--episodes", "3")
+    copy = tmp_path / "copy"
+    shutil.copytree(run / "20", copy / "best")
+    three = tiny_config(tmp_path, "3.yaml", evaluator={"n_episodes": 3})
+    assert asked == score("--config", str(three), "--model-dir", str(copy))
+    assert asked != score("--model-dir", str(run), "--checkpoint", "20")  # 1 episode scores otherwise
+
+
+def test_eval_checkpoint_refuses_names_outside_the_model_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run, outside = tmp_path / "run", tmp_path / "outside"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    for name in ("../outside", str(outside), ""):
+        capsys.readouterr()
+        assert _main("eval", "--model-dir", str(run), "--checkpoint", name) == 2
+        assert f"--checkpoint {name!r}: name a saved model below {run}" in capsys.readouterr().err
+    shutil.copytree(run / "20", outside / "20")
+    (run / "away").symlink_to(outside)
+    assert _main("eval", "--model-dir", str(run), "--checkpoint", "away/20") == 2
+    assert f"{run / 'away' / '20'} leads out of {run} through a link" in capsys.readouterr().err
+    assert _main("eval", "--model-dir", str(run), "--checkpoint", "999") == 2
+    assert f"--checkpoint '{run / '999'}' is not a saved model" in capsys.readouterr().err
+    assert _main("eval", "--model-dir", str(run), "--episodes", "0") == 2
+    assert "--episodes must be >= 1, got 0" in capsys.readouterr().err
+
+
+def test_the_dataset_builder_reuses_a_behaviour_run_only_when_it_ended(tmp_path: Path) -> None:
+    """The dataset recipes train a behaviour policy unless a finished run is there: one at ``max_opts``, or
+    one whose newest checkpoint was evaluated at ``stop_score`` or above (where that stop saved it)."""
+    by_steps = TrainerConfig(max_opts=2_000)
+    by_score = TrainerConfig(max_opts=300_000, stop_score=1_000.0, eval_interval=500)
+
+    def save(opt_steps: int, score: float | None) -> Path:
+        def state(folder: Path) -> list[Path]:  # what makes a numbered directory a run's checkpoint
+            (folder / TRAINER_STATE_FILE).write_text("{}")
+            return [folder / TRAINER_STATE_FILE]
+
+        meta = {"opt_steps": opt_steps, "env_steps": opt_steps, "score": score}
+        save_checkpoint(tmp_path / str(opt_steps), meta, [state])
+        assert latest_checkpoint(tmp_path) == tmp_path / str(opt_steps)
+        return tmp_path / str(opt_steps)
+
+    assert _final_checkpoint(tmp_path, by_steps) is None  # nothing trained yet
+    save(1_000, 900.0)
+    assert _final_checkpoint(tmp_path, by_steps) is None  # an interrupted run is trained again
+    assert _final_checkpoint(tmp_path, by_score) is None
+    reached = save(1_500, 1_000.0)
+    assert _final_checkpoint(tmp_path, by_score) == reached
+    assert _final_checkpoint(tmp_path, by_steps) is None
+    done = save(2_000, None)
+    assert _final_checkpoint(tmp_path, by_steps) == done
