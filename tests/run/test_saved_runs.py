@@ -25,10 +25,16 @@ def _main(*args: str) -> int:
     ("change", "match"),
     [
         ("agent: {type: dqn, lr: -1}\n", r"'lr' must be > 0.0: -1.0 @ .*tiny.yaml: agent"),
-        ("agent: {type: dqn, learning_rate: 0.1}\n", r"unknown keys \['learning_rate'\] @ .*tiny.yaml: agent"),
+        (
+            "agent: {type: dqn, learning_rate: 0.1}\n",
+            r"unknown keys \['learning_rate'\] @ .*tiny.yaml: agent",
+        ),
         ("trainer: {max_opts: 1.5}\n", r"expected an integer, got 1.5 @ .*tiny.yaml: trainer.max_opts"),
         ("agent: {type: nosuch}\n", r"tiny.yaml: agent.type 'nosuch' is unknown"),
-        ("replay_buffer: {type: frames}\n", r"emits Transition items, but replay_buffer FrameReplayBufferConfig"),
+        (
+            "replay_buffer: {type: frames}\n",
+            r"emits Transition items, but replay_buffer FrameReplayBufferConfig",
+        ),
     ],
 )
 def test_a_bad_config_is_refused_naming_file_and_field_before_anything_is_written(
@@ -63,7 +69,16 @@ def test_a_refused_resume_writes_nothing_and_a_new_run_never_replaces_another(
     assert load_meta(run / "best") == best
     assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_opts=60") == 0
     assert load_meta(run / "60")["opt_steps"] == 60
-    argv = ["train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), "--seed", "1", "--overwrite"]
+    argv = [
+        "train",
+        "--config",
+        str(tiny_config(tmp_path)),
+        "--model-dir",
+        str(run),
+        "--seed",
+        "1",
+        "--overwrite",
+    ]
     assert _main(*argv) == 0
     assert load_experiment(run / "config.yaml").trainer.seed == 1
     assert sorted(p.name for p in run.iterdir() if p.is_dir()) == ["20", "40", "best", "tensorboard"]
@@ -96,7 +111,9 @@ def test_a_run_killed_before_its_first_checkpoint_resumes_from_scratch(
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated", "lost-file"])
-def test_eval_refuses_a_best_that_is_not_whole(damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_refuses_a_best_that_is_not_whole(
+    damage: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = tmp_path / "run"
     assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
     meta = run / "best" / "meta.yaml"
@@ -110,9 +127,11 @@ def test_eval_refuses_a_best_that_is_not_whole(damage: str, tmp_path: Path, caps
     assert _main("eval", "--model-dir", str(run)) == 2
     err = capsys.readouterr().err
     assert f"error: --checkpoint '{run / 'best'}' is not a saved model" in err
-    assert {"missing": "meta.yaml not found", "truncated": "is incomplete", "lost-file": "lacks ['qnet_tgt.pt']"}[
-        damage
-    ] in err
+    assert {
+        "missing": "meta.yaml not found",
+        "truncated": "is incomplete",
+        "lost-file": "lacks ['qnet_tgt.pt']",
+    }[damage] in err
 
 
 def test_eval_checkpoint_scores_a_numbered_checkpoint_over_the_episodes_asked(
@@ -138,7 +157,9 @@ def test_eval_checkpoint_scores_a_numbered_checkpoint_over_the_episodes_asked(
     assert asked != score("--model-dir", str(run), "--checkpoint", "20")  # 1 episode scores otherwise
 
 
-def test_eval_checkpoint_refuses_names_outside_the_model_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_checkpoint_refuses_names_outside_the_model_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run, outside = tmp_path / "run", tmp_path / "outside"
     assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
     for name in ("../outside", str(outside), ""):

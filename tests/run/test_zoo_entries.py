@@ -11,12 +11,7 @@ from border_py.checkpoint import load_meta
 from border_py.run import TrainOptions, evaluate, experiment_from_dict, train, zoo
 from tests.run.conftest import make_dataset, tiny
 
-WITHOUT_ENTRY = {
-    "dqn": "CartPole-v0",
-    "iqn": "CartPole-v0",
-    "sac": "InvertedPendulum-v5",
-    "ppo": "InvertedPendulum-v5",
-}
+WITHOUT_ENTRY = {"iqn": "Acrobot-v1", "sac": "InvertedPendulum-v5", "ppo": "InvertedPendulum-v5"}
 """Envs the zoo has no entry for: the algorithm's defaults apply."""
 
 ENTRIES = [
