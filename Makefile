@@ -7,7 +7,7 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks
-MODEL_DIR ?= runs/dqn_cartpole
+MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
 .PHONY: install demo test test-slow test-atari datasets datasets-hopper results bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
@@ -22,9 +22,10 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
+# DQN on CartPole-v1 with the zoo's settings (about 1 minute), then its best model evaluated: 500.
 demo: $(STAMP)
-	$(PY) -m examples.dqn_cartpole --train --overwrite --model-dir $(MODEL_DIR)
-	$(PY) -m examples.dqn_cartpole --eval --model-dir $(MODEL_DIR)
+	$(VENV)/bin/border-py train dqn --env CartPole-v1 --overwrite --model-dir $(MODEL_DIR)
+	$(VENV)/bin/border-py eval --model-dir $(MODEL_DIR)
 
 # The default suite: type check, then every test not marked slow.
 test: $(STAMP)
@@ -40,19 +41,20 @@ test-slow: $(STAMP)
 test-atari: $(STAMP)
 	$(PY) -m pytest -q -m atari
 
-# The offline examples' Minari datasets in runs/datasets (about 10 minutes): pendulum-medium, pendulum-replay,
+# The zoo's offline datasets in runs/datasets (about 10 minutes): pendulum-medium, pendulum-replay,
 # cartpole-medium. datasets-hopper adds hopper-medium (about 30 minutes: SAC on Hopper-v5 until a greedy
 # evaluation reaches a third of D4RL's expert return, 120,000 updates here).
 datasets: $(STAMP)
-	$(PY) -m examples.make_datasets
+	$(PY) -m border_py.run.reference_datasets
 
 datasets-hopper: $(STAMP)
-	$(PY) -m examples.make_datasets --only hopper
+	$(PY) -m border_py.run.reference_datasets --only hopper
 
-# The README's reference-results table and its figures (docs/images/<run>.png): every example's full run
-# over seeds 0-2 (about 70 minutes; the offline runs need `make datasets` first).
+# The reference-results table (docs/results.md) and its figures (docs/images/<run>.png): every reference
+# zoo entry's full run through `border-py train` over seeds 0-2 (about 70 minutes; the offline runs need
+# `make datasets` first).
 results: $(STAMP)
-	$(PY) -m examples.reference_results --out runs/reference --figures docs/images
+	$(PY) -m border_py.run.reference_results --out runs/reference --figures docs/images
 
 # border_py against the raw env, Stable-Baselines3 and Tianshou (the `bench` extra), at 1 and 2 torch
 # threads, in one run (about 25 minutes on 2 cores); the table goes to benchmarks/latest.md.

@@ -2,9 +2,9 @@
 [--env-steps 60000] [--seeds 0 1 2]`` (after ``make datasets``; about 5 minutes per seed and 20,000 env steps
 on one core).
 
-For each seed: the ``awac_pendulum`` example's offline run (skipped when ``runs/awac_ft/s<seed>`` holds it
-already), then ``--env-steps`` of online fine-tuning from its ``best/`` (the example's
-``--finetune-env-steps``). The training runs pick ``best/`` from evaluations of 10 episodes, a choice that
+For each seed: the zoo's AWAC pendulum-medium-v0 offline run (skipped when ``runs/awac_ft/s<seed>`` holds it
+already), then ``--env-steps`` of online fine-tuning from its ``best/`` (the zoo's AWAC Pendulum-v1 entry
+with ``init_from``). The training runs pick ``best/`` from evaluations of 10 episodes, a choice that
 flatters them; so every policy compared here is evaluated again over the same 100 episodes (the example's
 evaluation episodes 0..99): the offline ``best/`` and final policies, the fine-tuned ``best/`` and final
 ones. Prints one JSON line per seed and the medians.
@@ -19,8 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from examples import awac_pendulum
-from examples.harness import EvalOptions, RunOptions, with_trainer
+from border_py.run import TrainOptions, evaluate, train, zoo
 
 EPISODES = 100
 KEYS = ("offline_best", "offline_final", "finetuned_best", "finetuned_final")
@@ -28,28 +27,33 @@ KEYS = ("offline_best", "offline_final", "finetuned_best", "finetuned_final")
 
 def run_seed(seed: int, env_steps: int, root: Path) -> dict[str, float]:
     """One seed's four policies, each evaluated over :data:`EPISODES` episodes, and the wall-clock."""
-    config = with_trainer(awac_pendulum.Config(), seed=seed, model_dir=str(root / f"s{seed}"))
-    model_dir = Path(str(config.trainer.model_dir))
-    offline_final = model_dir / str(config.trainer.max_opts)
+    model_dir = root / f"s{seed}"
+    offline = zoo.experiment("awac", "pendulum-medium-v0", str(model_dir), trainer={"seed": seed})
+    offline_final = model_dir / str(offline.trainer.max_opts)
+    options = TrainOptions(progress=False, overwrite=True, quiet=True)
     start = time.perf_counter()
     if not offline_final.is_dir():
-        awac_pendulum.train(config, RunOptions(progress=False, overwrite=True))
+        train(offline, options)
     offline_s = time.perf_counter() - start
-    awac_pendulum.finetune(config, env_steps, RunOptions(progress=False, overwrite=True))
+    online_trainer = {"seed": seed, "max_env_steps": env_steps, "save_interval": env_steps}
+    online = zoo.experiment(
+        "awac",
+        "Pendulum-v1",
+        str(model_dir / "finetune"),
+        trainer=online_trainer,
+        init_from=str(model_dir / "best"),
+    )
+    train(online, options)
     finetune_s = time.perf_counter() - start - offline_s
     checkpoints = {
-        "offline_best": model_dir / "best",
-        "offline_final": offline_final,
-        "finetuned_best": model_dir / "finetune" / "best",
-        "finetuned_final": model_dir / "finetune" / str(env_steps),
+        "offline_best": (offline, model_dir, "best"),
+        "offline_final": (offline, model_dir, offline_final.name),
+        "finetuned_best": (online, model_dir / "finetune", "best"),
+        "finetuned_final": (online, model_dir / "finetune", str(env_steps)),
     }
     scores = {
-        name: awac_pendulum.evaluate(
-            config,
-            model_dir,
-            EvalOptions(checkpoint=path.relative_to(model_dir).as_posix(), episodes=EPISODES),
-        )
-        for name, path in checkpoints.items()
+        name: evaluate(experiment, directory, checkpoint, EPISODES, quiet=True)
+        for name, (experiment, directory, checkpoint) in checkpoints.items()
     }
     return {**scores, "offline_s": round(offline_s), "finetune_s": round(finetune_s)}
 

@@ -2,8 +2,8 @@
 
     python -m benchmarks.distributed [--only efficiency throughput ingest] [--seeds 0 1 2] [--actors 2]
 
-- ``efficiency``: the DQN CartPole-v1 example (``examples.dqn_cartpole``) against its asynchronous twin
-  (``examples.dqn_cartpole_async``, 2 actors, the same 2 env steps per opt step held by the rate limiter):
+- ``efficiency``: the zoo's DQN CartPole-v1 entry against its asynchronous variant
+  (``--variant async``, 2 actors, the same 2 env steps per opt step held by the rate limiter):
   env steps until a greedy evaluation scores 475, per seed, and the ratio of the medians (target <= 1.2).
 - ``throughput``: CartPole whose every step burns ``--burn-ms`` of CPU (1 ms: a MuJoCo-sized env), a small
   DQN at 8 env steps per opt step: env steps per second of the whole run, ``--actors`` actors against the
@@ -18,14 +18,12 @@ Every run shares one local Ray (``num_cpus`` = ``--actors``, on 127.0.0.1): its 
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +44,10 @@ from border_py.distributed.actor import Collected, ItemSink
 from border_py.envs import Act, Obs
 from border_py.record import Record
 from border_py.recorders import NullRecorder
+from border_py.run import prepare, zoo
 from border_py.seeding import configure_torch
 from border_py.trainer import Trainer, TrainerConfig, TrainResult
 from border_py.trainer.sampler import SyncSampler
-from examples import dqn_cartpole, dqn_cartpole_async
 
 THRESHOLD = 475.0
 
@@ -58,35 +56,28 @@ THRESHOLD = 475.0
 
 
 def efficiency(seeds: list[int], actors: int, work: Path) -> None:
-    """Env steps to greedy 475: the synchronous example against its asynchronous twin, seed by seed."""
+    """Env steps to greedy 475: the synchronous zoo entry against its asynchronous variant, seed by seed."""
     sync_steps, async_steps = [], []
     for seed in seeds:
-        sync = dqn_cartpole.Config()
-        sync = attrs.evolve(sync, trainer=_until_threshold(sync.trainer, work / f"sync{seed}", seed))
+        trainer = {"seed": seed, "stop_score": THRESHOLD, "save_interval": None}
+        sync = zoo.experiment("dqn", "CartPole-v1", str(work / f"sync{seed}"), trainer=trainer)
         start = time.perf_counter()
-        agent = dqn_cartpole.make_agent(sync, sync.env.build(seed))
-        evaluator = sync.evaluator.build(sync.env.build(seed + 1))
-        trainer = Trainer(sync.trainer, sync.env, sync.step_processor, sync.replay_buffer)
-        result = trainer.train(agent, NullRecorder(), evaluator)
+        with prepare(sync) as run:
+            result = run.run(NullRecorder())
         sync_steps.append(_report("sync", seed, result, time.perf_counter() - start))
 
-        config = dqn_cartpole_async.Config()
-        config = attrs.evolve(
-            config,
-            trainer=_until_threshold(config.trainer, work / f"async{seed}", seed),
-            distributed=attrs.evolve(config.distributed, n_actors=actors),
-        )
-        env = config.env.build(seed)
-        async_trainer = AsyncTrainer(
-            config.trainer, config.distributed, config.env, config.step_processor, config.replay_buffer
+        distributed = {"n_actors": actors}
+        asynchronous = zoo.experiment(
+            "dqn",
+            "CartPole-v1",
+            str(work / f"async{seed}"),
+            "async",
+            trainer=trainer,
+            distributed=distributed,
         )
         start = time.perf_counter()
-        result = async_trainer.train(
-            dqn_cartpole_async.make_agent(config, env),
-            _actor_agent(config.agent, env),
-            NullRecorder(),
-            config.evaluator.build(config.env.build(seed + 1)),
-        )
+        with prepare(asynchronous) as run:
+            result = run.run(NullRecorder())
         async_steps.append(_report(f"async ({actors} actors)", seed, result, time.perf_counter() - start))
     if all(s is not None for s in sync_steps + async_steps):
         sync_median = statistics.median(s for s in sync_steps if s is not None)
@@ -96,16 +87,6 @@ def efficiency(seeds: list[int], actors: int, work: Path) -> None:
             f"{async_median:,.0f}; async / sync = {async_median / sync_median:.2f} (target <= 1.2)",
             flush=True,
         )
-
-
-def _until_threshold(trainer: TrainerConfig, model_dir: Path, seed: int) -> TrainerConfig:
-    return attrs.evolve(
-        trainer, model_dir=str(model_dir), seed=seed, stop_score=THRESHOLD, save_interval=None
-    )
-
-
-def _actor_agent(agent: DqnConfig, env: GymEnv) -> Callable[[int], Dqn]:
-    return functools.partial(dqn_cartpole_async.actor_agent, agent, env.obs_dim, env.n_actions)
 
 
 def _report(name: str, seed: int, result: TrainResult, seconds: float) -> int | None:

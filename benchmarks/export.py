@@ -1,5 +1,5 @@
 """Batch-1 latency of an exported policy: the numpy policy and onnxruntime against the same greedy policy
-in torch eager (``torch.as_tensor`` in, ``.numpy()`` out), for the examples' networks."""
+in torch eager (``torch.as_tensor`` in, ``.numpy()`` out), for the zoo's networks."""
 
 from __future__ import annotations
 
@@ -13,18 +13,27 @@ import torch
 
 from benchmarks.common import Row, Workload, compare
 from border_py.agents import Dqn, Iqn, Sac
+from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy, greedy_module
 from border_py.export.exporters import Exportable
-from examples import dqn_cartpole, iqn_cartpole, sac_pendulum
+from border_py.run import zoo
+
+
+def _zoo_agent(algo: str, env_id: str, spaces: Spaces) -> Exportable:
+    """The zoo entry's agent, with fresh weights."""
+    agent = zoo.experiment(algo, env_id, "unused").agent.build(spaces, 0)
+    if not isinstance(agent, Dqn | Iqn | Sac):
+        raise TypeError(f"{algo} builds {type(agent).__name__}, which does not export")
+    return agent
 
 
 def _agents() -> dict[str, Exportable]:
+    cartpole = Spaces(obs_shape=(4,), n_actions=2)
+    pendulum = Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0])
     return {
-        "DQN CartPole 256x256": Dqn(dqn_cartpole.Config().agent, obs_dim=4, n_actions=2, seed=0),
-        "IQN CartPole 256/256/256, 32 taus": Iqn(iqn_cartpole.Config().agent, obs_dim=4, n_actions=2, seed=0),
-        "SAC Pendulum actor 256x256": Sac(
-            sac_pendulum.Config().agent, 3, np.array([-2.0]), np.array([2.0]), seed=0
-        ),
+        "DQN CartPole 256x256": _zoo_agent("dqn", "CartPole-v1", cartpole),
+        "IQN CartPole 256/256/256, 32 taus": _zoo_agent("iqn", "CartPole-v1", cartpole),
+        "SAC Pendulum actor 256x256": _zoo_agent("sac", "Pendulum-v1", pendulum),
     }
 
 

@@ -40,6 +40,6 @@ if len(nodes) != 2:
     sys.exit(f"expected 2 nodes, found {len(nodes)}")
 EOF
 
-"$PY" -m examples.dqn_cartpole_async --train --overwrite --no-progress --model-dir "$MODEL_DIR" \
-    --address "$ADDRESS" --actors 2 --max-opts "$MAX_OPTS"
-"$PY" -m examples.dqn_cartpole_async --eval --model-dir "$MODEL_DIR"
+"$PY" -m border_py train dqn --env CartPole-v1 --variant async --overwrite --no-progress \
+    --model-dir "$MODEL_DIR" --address "$ADDRESS" --actors 2 --set "trainer.max_opts=$MAX_OPTS"
+"$PY" -m border_py eval --model-dir "$MODEL_DIR"

@@ -140,13 +140,18 @@ def _prepare_online(
         else:
             prepared = _prepare_async(experiment, agent, evaluator, eval_env.spaces, resume_from, observers)
     with prepared:
-        # After the trainer's checks (the setup compared with the checkpoint's): a checkpoint of another
-        # agent, or of other sizes, is refused here, before anything is written.
-        if resume_from is not None:
-            agent.load_params(resume_from)
-        elif experiment.init_from is not None:
-            agent.load_params(_saved_model(Path(experiment.init_from), "init_from"))
+        _load_start(agent, resume_from, experiment.init_from)
         yield prepared
+
+
+def _load_start(agent: Any, resume_from: Path | None, init_from: str | None) -> None:
+    """Loads what the agent starts from: the checkpoint it resumes, else the saved model ``init_from``.
+    Called after the trainer's checks (the setup compared with the checkpoint's): a checkpoint of another
+    agent, or of other sizes, is refused here, before anything is written."""
+    if resume_from is not None:
+        agent.load_params(resume_from)
+    elif init_from is not None:
+        agent.load_params(_saved_model(Path(init_from), "init_from"))
 
 
 def _prepare_async(
@@ -197,8 +202,7 @@ def _prepare_offline(
     with _refused(source, "trainer"):
         prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, dataset=dataset)
     with prepared:
-        if resume_from is not None:
-            agent.load_params(resume_from)
+        _load_start(agent, resume_from, None)
         yield prepared
 
 

@@ -168,5 +168,5 @@ def experiment(
         3
     """
     found = entry(algo, env_id, variant)
-    data = merge(found.data, {"trainer": {"model_dir": model_dir}, **changes})
+    data = merge(merge(found.data, changes), {"trainer": {"model_dir": model_dir}})
     return experiment_from_dict(data, found.source)

@@ -22,10 +22,8 @@ def _config(tmp_path: Path, seed: int, n_steps: int = 1, **trainer: object) -> A
 @pytest.mark.functional
 def test_short_dqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
     """5,000 opt steps (~11k env steps, ~12 s): a random policy scores ~22, this run's best ~350."""
-    config = zoo_experiment(
-        "dqn", "CartPole-v1", tmp_path, trainer={"max_opts": 5_000, "eval_interval": 500, "save_interval": None},
-        evaluator={"n_episodes": 5},
-    )  # fmt: skip
+    trainer = {"max_opts": 5_000, "eval_interval": 500, "save_interval": None}
+    config = zoo_experiment("dqn", "CartPole-v1", tmp_path, trainer=trainer, evaluator={"n_episodes": 5})
     best = train_quietly(config).best_score
     assert best >= 150.0
     assert load_meta(tmp_path / "best")["score"] == best

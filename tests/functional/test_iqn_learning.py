@@ -1,4 +1,4 @@
-"""IQN learns CartPole-v1: a short run in the default suite, the issue's target behind ``-m slow``."""
+"""IQN learns CartPole-v1: a short run and the issue's target, both behind ``-m slow``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _config(tmp_path: Path, seed: int) -> AnyExperiment:
     return zoo_experiment("iqn", "CartPole-v1", tmp_path, trainer={"seed": seed})
 
 
-@pytest.mark.functional
+@pytest.mark.slow  # about 40 s on 2 cores: the default suite keeps to short runs
 def test_short_iqn_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
     """3,000 opt steps (7,000 env steps): a random policy scores ~22."""
     trainer = {"max_opts": 3_000, "eval_interval": 500, "save_interval": None}

@@ -32,7 +32,7 @@ def test_iql_and_awac_beat_the_behaviour_policy_and_bc_reaches_90_percent_of_it(
     scores: dict[str, list[float]] = {}
     for algo in ("bc", "iql", "awac"):
         for seed in (0, 1, 2):
-            changes = {"trainer": {"seed": seed}, "dataset": {"data_path": str(data)}}
+            changes: dict[str, Any] = {"trainer": {"seed": seed}, "dataset": {"data_path": str(data)}}
             c = zoo_experiment(algo, "pendulum-medium-v0", tmp_path / algo / str(seed), **changes)
             result = train_quietly(c)
             assert result.opt_steps == 20_000

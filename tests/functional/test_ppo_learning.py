@@ -13,6 +13,7 @@ from border_py import (
     BufferedRecorder,
     DefaultEvaluatorConfig,
     GymEnvConfig,
+    GymVecEnvConfig,
     RolloutBufferConfig,
     SimpleStepProcessorConfig,
     Trainer,
@@ -21,7 +22,7 @@ from border_py import (
 )
 from border_py.agents import Ppo, PpoConfig
 from border_py.checkpoint import latest_checkpoint
-from border_py.run import evaluate, zoo
+from border_py.run import Experiment, evaluate, zoo
 from tests.zoo_runs import train_quietly, zoo_experiment
 
 
@@ -118,7 +119,10 @@ def test_ppo_n_plus_resume_plus_n_equals_2n(tmp_path: Path) -> None:
 @pytest.mark.parametrize("env_id", zoo.env_ids("ppo"))
 def test_every_ppo_zoo_entry_pairs_its_rollouts_with_the_schedule(env_id: str, tmp_path: Path) -> None:
     config = zoo_experiment("ppo", env_id, tmp_path)
+    assert isinstance(config, Experiment)
     buffer, env = config.replay_buffer, config.env
-    assert config.trainer.opt_interval == buffer.rollout_size  # type: ignore[union-attr]
-    assert buffer.num_envs == env.num_envs  # type: ignore[union-attr]
-    assert env.single() == config.eval_env()  # type: ignore[union-attr]
+    assert isinstance(buffer, RolloutBufferConfig)
+    assert isinstance(env, GymVecEnvConfig)
+    assert config.trainer.opt_interval == buffer.rollout_size
+    assert buffer.num_envs == env.num_envs
+    assert env.single() == config.eval_env()

@@ -1,4 +1,4 @@
-"""SAC learns Pendulum-v1: a short run in the default suite, the issue's target behind ``-m slow``."""
+"""SAC learns Pendulum-v1: a short run and the issue's target, both behind ``-m slow``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _config(tmp_path: Path, seed: int) -> AnyExperiment:
     return zoo_experiment("sac", "Pendulum-v1", tmp_path, trainer={"seed": seed})
 
 
-@pytest.mark.functional
+@pytest.mark.slow  # about 30 s on 2 cores: the default suite keeps to short runs
 def test_short_sac_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
     """3,000 opt steps (3,256 env steps, ~30 s): a random policy scores about -1,200."""
     trainer = {"max_opts": 3_000, "eval_interval": 500, "save_interval": None}

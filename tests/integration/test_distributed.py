@@ -303,21 +303,20 @@ def _total_cpus(ray: Any) -> float:
     return float(ray.cluster_resources()["CPU"])
 
 
-def test_the_async_examples_train_resume_and_evaluate_with_their_flags(
+def test_the_async_zoo_variants_train_resume_and_evaluate_through_the_cli(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from examples import dqn_cartpole_async, sac_pendulum_async
+    from border_py.run.cli import main
 
     run = tmp_path / "dqn"
-    flags = ["--model-dir", str(run), "--max-opts", "1000", "--actors", "1", "--no-progress"]
-    assert dqn_cartpole_async.main(["--train", *flags]) == 0
+    flags = ["--model-dir", str(run), "--actors", "1", "--no-progress", "--set", "trainer.max_opts=1000"]
+    assert main(["train", "dqn", "--env", "CartPole-v1", "--variant", "async", *flags]) == 0
     final = latest_checkpoint(run)
     assert final is not None
     assert load_meta(final)["config"]["async"]["n_actors"] == 1  # --actors reached the trainer
     assert "n_actors: 1" in (run / "config.yaml").read_text()
-    resume = ["--resume", "--model-dir", str(run), "--max-opts", "1100", "--no-progress"]
-    assert dqn_cartpole_async.main(resume) == 0
+    assert main(["resume", "--model-dir", str(run), "--set", "trainer.max_opts=1100", "--no-progress"]) == 0
     assert "resuming from" in capsys.readouterr().out
-    assert dqn_cartpole_async.main(["--eval", "--model-dir", str(run)]) == 0
-    sac = ["--train", "--model-dir", str(tmp_path / "sac"), "--max-opts", "300", "--no-progress"]
-    assert sac_pendulum_async.main(sac) == 0
+    assert main(["eval", "--model-dir", str(run)]) == 0
+    sac = ["--model-dir", str(tmp_path / "sac"), "--no-progress", "--set", "trainer.max_opts=300"]
+    assert main(["train", "sac", "--env", "Pendulum-v1", "--variant", "async", *sac]) == 0

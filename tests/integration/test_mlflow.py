@@ -13,10 +13,10 @@ from mlflow.tracking import MlflowClient
 
 from border_py import BufferedRecorder, MlflowRecorder, Record, TrainerConfig, TrainingInterrupted, to_dict
 from border_py.base.replay_buffer import ReplayBuffer
+from border_py.run.cli import main
+from border_py.run.rundir import MLFLOW_RUN_FILE
 from border_py.testing import FakeAgent, FakeItem, ScriptedEvaluator, counting_trainer
-from examples import dqn_cartpole
-from examples.harness import MLFLOW_RUN_FILE
-from tests.unit.test_harness import _tiny
+from tests.run.tiny import tiny_config
 
 
 def _history(client: MlflowClient, run_id: str, key: str) -> list[tuple[int, float]]:
@@ -94,28 +94,20 @@ def test_a_resumed_run_continues_the_same_mlflow_run_without_gap_or_repeat(
 
 
 @pytest.mark.smoke
-def test_an_example_records_to_mlflow_and_resume_continues_its_run(
+def test_the_cli_records_to_mlflow_and_resume_continues_its_run(
     mlflow_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MLFLOW_TRACKING_URI", mlflow_server)
-    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "border_py-examples")
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "border_py-cli")
     run = tmp_path / "run"
-    argv = [
-        "--config",
-        str(_tiny(tmp_path)),
-        "--model-dir",
-        str(run),
-        "--recorder",
-        "mlflow",
-        "--no-progress",
-    ]
-    assert dqn_cartpole.main(["--train", *argv]) == 0
+    argv = ["--model-dir", str(run), "--recorder", "mlflow", "--no-progress"]
+    assert main(["train", "--config", str(tiny_config(tmp_path)), *argv]) == 0
     run_id = (run / MLFLOW_RUN_FILE).read_text().strip()
-    assert dqn_cartpole.main(["--resume", *argv, "--max-opts", "60"]) == 0
+    assert main(["resume", *argv, "--set", "trainer.max_opts=60"]) == 0
     assert (run / MLFLOW_RUN_FILE).read_text().strip() == run_id
     client = MlflowClient(tracking_uri=mlflow_server)
     data = client.get_run(run_id).data
-    assert (data.tags["agent"], data.tags["env"], data.tags["seed"]) == ("Dqn", "CartPole-v1", "0")
+    assert (data.tags["algo"], data.tags["env"], data.tags["seed"]) == ("dqn", "CartPole-v1", "0")
     assert data.params["agent.batch_size"] == "32"
     steps = [s for s, _ in _history(client, run_id, "train/loss")]
     assert steps == sorted(set(steps))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from border_py.agents import DqnConfig
 from border_py.checkpoint import latest_checkpoint, load_meta
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
@@ -21,7 +22,8 @@ TINY = ["trainer.max_opts=60", "trainer.warmup_period=100", "trainer.eval_interv
 def _error(capsys: pytest.CaptureFixture[str]) -> str:
     """The one error line (a ``note:`` line about the zoo may come before it)."""
     err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("note: ")]
-    assert len(err) == 1 and err[0].startswith("error: "), err
+    assert len(err) == 1, err
+    assert err[0].startswith("error: "), err
     return err[0]
 
 
@@ -32,7 +34,9 @@ def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
     assert main(["train", "dqn", "--env", "CartPole-v1", "--seed", "3", "--no-progress", "--set", *TINY]) == 0
     run = Path("runs/dqn/CartPole-v1/seed3")
     experiment = load_experiment(run / "config.yaml")
-    assert experiment.trainer.seed == 3 and experiment.trainer.max_opts == 60
+    assert experiment.trainer.seed == 3
+    assert experiment.trainer.max_opts == 60
+    assert isinstance(experiment.agent, DqnConfig)
     assert experiment.agent.lr == 0.0023  # the zoo's tuned value
     out = capsys.readouterr().out
     assert "trained 60 opt steps" in out
@@ -111,8 +115,8 @@ def test_a_whole_experiment_from_yaml_and_a_users_env_by_import_path(
         "agent: {type: dqn, batch_size: 16}\ntrainer: {max_opts: 10, warmup_period: 32}\n"
     )
     assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "a"), "--no-progress"]) == 0
-    assert main(["train", "dqn", "--env", "tests.run.user_env:make_config", "--model-dir", str(tmp_path / "b"),
-                 "--no-progress", "--set", "trainer.max_opts=10", "trainer.warmup_period=32"]) == 0  # fmt: skip
+    user = ["--env", "tests.run.user_env:make_config", "--model-dir", str(tmp_path / "b"), "--no-progress"]
+    assert main(["train", "dqn", *user, "--set", "trainer.max_opts=10", "trainer.warmup_period=32"]) == 0
     assert "type: tests.run.user_env:CorridorConfig" in (tmp_path / "b" / "config.yaml").read_text()
     config.write_text("env: {name: CartPole-v1}\nenv: {name: Acrobot-v1}\n")
     assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "c")]) == 2
@@ -124,8 +128,11 @@ def test_the_console_script_and_python_m_run_the_same_cli(tmp_path: Path) -> Non
     listing = subprocess.run(
         [sys.executable, "-m", "border_py", "zoo", "dqn"], capture_output=True, text=True, env=env
     )
-    assert listing.returncode == 0 and "LunarLander-v3" in listing.stdout and "search space" in listing.stdout
+    assert listing.returncode == 0
+    assert "LunarLander-v3" in listing.stdout
+    assert "search space" in listing.stdout
     script = Path(sys.executable).parent / "border-py"
-    bad = subprocess.run([str(script), "train", "dqn", "--env", "CartPole-v1", "--set", "x"], capture_output=True,
-                         text=True, cwd=tmp_path)  # fmt: skip
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    command = [str(script), "train", "dqn", "--env", "CartPole-v1", "--set", "x"]
+    bad = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1

@@ -40,8 +40,10 @@ def _kill_mid_trial(command: list[str], storage: str, tmp_path: Path) -> int:
     """Starts the study and kills it with SIGKILL while its third trial or a later one runs; returns the
     killed trial's number."""
     env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
-    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)  # fmt: skip
+    silent = subprocess.DEVNULL
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, env=env, start_new_session=True, stdout=silent, stderr=silent
+    )
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
@@ -58,7 +60,7 @@ def _kill_mid_trial(command: list[str], storage: str, tmp_path: Path) -> int:
             ):
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-                return running[0].number
+                return int(running[0].number)
         raise AssertionError("the study never reached a third trial")
     finally:
         if proc.poll() is None:
@@ -86,11 +88,13 @@ def test_a_killed_study_resumes_without_a_lost_or_repeated_trial_and_its_best_ya
     assert len(finished) == 6  # across both processes
     assert any(t.state == states.PRUNED for t in finished)
     for number, trial in before.items():  # nothing that had finished was run again
-        assert trials[number].state == trial.state and trials[number].value == trial.value
+        assert trials[number].state == trial.state
+        assert trials[number].value == trial.value
     failed = trials[killed]
     assert failed.state == states.FAIL
     retries = [t for t in trials if t.number > killed and t.params == failed.params]
-    assert len(retries) == 1 and retries[0].state in (states.COMPLETE, states.PRUNED)  # retried, once
+    assert len(retries) == 1  # retried, once
+    assert retries[0].state in (states.COMPLETE, states.PRUNED)
     assert retries[0].user_attrs["model_dir"] == failed.user_attrs["model_dir"]  # in its own run directory
     for run_dir in out.glob("trial_*"):  # no lock held, no half-written save left
         with model_dir_lock(run_dir):

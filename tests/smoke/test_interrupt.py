@@ -1,7 +1,7 @@
 """Real processes: killed in the middle of a save, or stopped by SIGINT / SIGTERM, then resumed.
 
-Each test runs training in a subprocess (the DQN example's command line, or the trainer with counting
-fakes) so that the kill or the signal is a real one.
+Each test runs training in a subprocess (``border-py`` with a tiny DQN experiment, or the trainer with
+counting fakes) so that the kill or the signal is a real one.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import time
 import warnings
 from pathlib import Path
 
-import attrs
 import pytest
 import torch
 
-from border_py import BufferedRecorder, Trainer, TrainerConfig, save_yaml
+from border_py import BufferedRecorder, Trainer, TrainerConfig
 from border_py.checkpoint import latest_checkpoint, load_meta
 from border_py.testing import (
     CountingEnvConfig,
@@ -27,29 +26,14 @@ from border_py.testing import (
     RecordingStepProcessorConfig,
     ScriptedEvaluator,
 )
-from examples import dqn_cartpole
+from tests.run.tiny import tiny_config
 
 ROOT = Path(__file__).parents[2]
 
 
 def _tiny_config(path: Path, max_opts: int, save_interval: int) -> Path:
-    config = dqn_cartpole.Config()
-    config = attrs.evolve(
-        config,
-        trainer=attrs.evolve(
-            config.trainer,
-            max_opts=max_opts,
-            warmup_period=100,
-            eval_interval=20,
-            save_interval=save_interval,
-            record_interval=10,
-        ),
-        replay_buffer=attrs.evolve(config.replay_buffer, capacity=1_000),
-        agent=attrs.evolve(config.agent, batch_size=32, hidden=(32, 32)),
-        evaluator=attrs.evolve(config.evaluator, n_episodes=1),
-    )
-    save_yaml(config, path)
-    return path
+    trainer = {"max_opts": max_opts, "save_interval": save_interval}
+    return tiny_config(path.parent, path.name, trainer=trainer, agent={"hidden": [32, 32]})
 
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -58,9 +42,9 @@ def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _example(*args: str) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "examples.dqn_cartpole", "--no-progress", *args],
+        [sys.executable, "-m", "border_py", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -85,8 +69,8 @@ def savez(file, **arrays):
     if len(calls) == 2:
         os.kill(os.getpid(), signal.SIGKILL)
 np.savez = savez
-from examples import dqn_cartpole
-sys.exit(dqn_cartpole.main(sys.argv[1:]))
+from border_py.run.cli import main
+sys.exit(main(sys.argv[1:]))
 """
 
 
@@ -97,7 +81,7 @@ def test_a_kill_during_a_save_keeps_earlier_saves_and_resume_ends_as_an_unkilled
 
     killed = _python(
         _KILL_IN_SECOND_BUFFER_SAVE,
-        "--train",
+        "train",
         "--no-progress",
         "--config",
         str(config),
@@ -110,15 +94,15 @@ def test_a_kill_during_a_save_keeps_earlier_saves_and_resume_ends_as_an_unkilled
     assert "40" not in names
     assert any(n.startswith(".40.tmp-") for n in names)  # the half-written save, under a hidden name
     assert latest_checkpoint(killed_dir) == killed_dir / "20"
-    assert _example("--eval", "--model-dir", str(killed_dir)).returncode == 0  # best is loadable
+    assert _cli("eval", "--model-dir", str(killed_dir)).returncode == 0  # best is loadable
 
-    resumed = _example("--resume", "--model-dir", str(killed_dir))
+    resumed = _cli("resume", "--model-dir", str(killed_dir), "--no-progress")
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming from {killed_dir / '20'}" in resumed.stdout
     leftovers = [p.name for p in killed_dir.iterdir() if p.name.startswith(".") and p.name != ".lock"]
     assert leftovers == []  # the half-written save was cleaned up
 
-    whole = _example("--train", "--config", str(config), "--model-dir", str(whole_dir))
+    whole = _cli("train", "--config", str(config), "--model-dir", str(whole_dir), "--no-progress")
     assert whole.returncode == 0, whole.stderr
     for name in ("60", "best"):
         a, b = _qnet(killed_dir / name), _qnet(whole_dir / name)
@@ -188,7 +172,7 @@ def test_a_signal_saves_a_checkpoint_flushes_and_exits_non_zero_then_resume_cont
 ) -> None:
     config = _tiny_config(tmp_path / "long.yaml", max_opts=1_000_000, save_interval=100_000)
     model_dir = tmp_path / "run"
-    command = [sys.executable, "-m", "examples.dqn_cartpole", "--train", "--no-progress"]
+    command = [sys.executable, "-m", "border_py", "train", "--no-progress"]
     process = subprocess.Popen(
         [*command, "--config", str(config), "--model-dir", str(model_dir)],
         cwd=ROOT,
@@ -204,7 +188,7 @@ def test_a_signal_saves_a_checkpoint_flushes_and_exits_non_zero_then_resume_cont
     name = signal.Signals(signum).name
     assert f"{name} received: finishing the current step" in stderr
     assert f"training interrupted by {name} at opt step" in stderr
-    assert f"continue with: --resume --model-dir {model_dir}" in stderr
+    assert f"continue with: border-py resume --model-dir {model_dir}" in stderr
     checkpoint = latest_checkpoint(model_dir)
     assert checkpoint is not None
     opt_steps = int(checkpoint.name)
@@ -219,20 +203,12 @@ def test_a_signal_saves_a_checkpoint_flushes_and_exits_non_zero_then_resume_cont
         events.Reload()
     assert max(e.step for e in events.Scalars("train/loss")) == opt_steps  # flushed before exiting
 
-    resumed = _example("--resume", "--model-dir", str(model_dir), "--max-opts", str(opt_steps + 10))
+    more = f"trainer.max_opts={opt_steps + 10}"
+    resumed = _cli("resume", "--model-dir", str(model_dir), "--no-progress", "--set", more)
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming from {checkpoint}" in resumed.stdout
     assert f"trained {opt_steps + 10} opt steps" in resumed.stdout
     assert latest_checkpoint(model_dir) == model_dir / str(opt_steps + 10)
-
-
-@pytest.mark.smoke
-def test_resume_with_no_checkpoint_says_so_and_trains_from_scratch(tmp_path: Path) -> None:
-    config = _tiny_config(tmp_path / "tiny.yaml", max_opts=20, save_interval=20)
-    out = _example("--resume", "--config", str(config), "--model-dir", str(tmp_path / "fresh"))
-    assert out.returncode == 0, out.stderr
-    assert f"no complete checkpoint in {tmp_path / 'fresh'}: training from scratch" in out.stdout
-    assert latest_checkpoint(tmp_path / "fresh") == tmp_path / "fresh" / "20"
 
 
 def test_fakes_used_here_are_importable() -> None:

@@ -16,11 +16,12 @@ pytest.importorskip("imageio_ffmpeg", reason="the video extra (imageio-ffmpeg) i
 import imageio.v3 as iio
 import imageio_ffmpeg
 
-from border_py import GymEnvConfig, load_yaml
+from border_py import GymEnvConfig
 from border_py.export import NumpyPolicy
+from border_py.run import load_experiment
+from border_py.run.cli import main
 from border_py.video import check_video_path, record_episodes, save_video, video_fps
-from examples import dqn_cartpole
-from tests.unit.test_harness import _main, _tiny
+from tests.run.tiny import tiny_config
 
 
 class Push:
@@ -82,32 +83,40 @@ def test_bad_video_requests_are_refused_before_anything_runs(tmp_path: Path) -> 
         save_video([], tmp_path / "run.mp4", fps=50)
 
 
-def test_eval_writes_a_video_and_an_exported_policy_that_acts_like_the_agent(
+def test_the_cli_writes_a_video_and_an_exported_policy_that_acts_like_the_agent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = _tiny(tmp_path)
     model_dir = tmp_path / "run"
-    assert _main("--train", "--config", str(config), "--model-dir", str(model_dir)) == 0
+    assert (
+        main(
+            ["train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(model_dir), "--no-progress"]
+        )
+        == 0
+    )
     video, exported = tmp_path / "cartpole.mp4", tmp_path / "exported"
-    args = ["--eval", "--model-dir", str(model_dir), "--video", str(video), "--export", str(exported)]
-    assert _main(*args) == 0
-    out = capsys.readouterr().out
-    assert f"wrote {video}: 1 episode(s)" in out
+    assert main(["video", "--model-dir", str(model_dir), "--out", str(video)]) == 0
+    assert f"wrote {video}: 1 episode(s)" in capsys.readouterr().out
     assert len(_mp4_frames(video)) > 1
+    assert main(["export", "--model-dir", str(model_dir), "--out", str(exported)]) == 0
     policy = NumpyPolicy.load(exported)
-    c = load_yaml(dqn_cartpole.Config, config)
-    agent = dqn_cartpole.make_agent(c, c.env.build(seed=0))
+    experiment = load_experiment(model_dir / "config.yaml")
+    agent = experiment.agent.build(experiment.eval_env().build(0).spaces, 0)
     agent.load_params(model_dir / "best")
     agent.eval()
     obs = np.random.default_rng(0).normal(size=(100, 4)).astype(np.float32)
     assert [int(agent.sample(o)) for o in obs] == policy.act(obs).tolist()
 
 
-def test_video_and_export_need_eval_and_a_good_path(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit):
-        _main("--train", "--video", str(tmp_path / "x.mp4"))
-    assert "--video, --export, --checkpoint and --eval-episodes go with --eval" in capsys.readouterr().err
-    assert _main("--eval", "--model-dir", str(tmp_path), "--video", str(tmp_path / "x.avi")) == 2
-    assert "must end in .mp4 or .gif" in capsys.readouterr().err
+def test_a_bad_video_path_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model_dir = tmp_path / "run"
+    assert (
+        main(
+            ["train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(model_dir), "--no-progress"]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["video", "--model-dir", str(model_dir), "--out", str(tmp_path / "x.avi")]) == 2
+    err = capsys.readouterr().err
+    assert "must end in .mp4 or .gif" in err
+    assert err.count("\n") == 1
