@@ -27,10 +27,11 @@ demo: $(STAMP)
 	$(VENV)/bin/border-py train dqn --env CartPole-v1 --overwrite --model-dir $(MODEL_DIR)
 	$(VENV)/bin/border-py eval --model-dir $(MODEL_DIR)
 
-# The default suite: type check, then every test not marked slow.
+# The default suite: type check, then every test not marked slow, on 2 workers (a whole test file per worker:
+# the Ray and MLflow tests keep one session each).
 test: $(STAMP)
 	$(PY) -m mypy $(SRC)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
 test-slow: $(STAMP)

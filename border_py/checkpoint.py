@@ -30,17 +30,14 @@ What a crash can cost, and what it cannot:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
-
-from border_py.lock import model_dir_lock
 
 META_FILE = "meta.yaml"
 TRAINER_STATE_FILE = "trainer_state.json"
@@ -277,33 +274,6 @@ def clear_checkpoints(model_dir: Path) -> list[Path]:
     for path in doomed:
         remove_checkpoint(path)
     return doomed
-
-
-@contextlib.contextmanager
-def prepare_model_dir(model_dir: Path, resuming: bool, overwrite: bool = False) -> Iterator[None]:
-    """Holds ``model_dir`` for a training run: creates it and checks it is writable, takes its lock
-    (:func:`~border_py.lock.model_dir_lock`) for the whole block, cleans up after a crashed save, and, unless
-    the run resumes, refuses a directory holding another run's saves; with ``overwrite`` it removes them
-    instead (:func:`clear_checkpoints`).
-
-    Raises:
-        PermissionError: the directory is not writable.
-        ModelDirBusyError: another process trains into it.
-        FileExistsError: it holds another run's ``best/`` or checkpoints and this run does not resume.
-    """
-    ensure_writable_dir(model_dir)
-    with model_dir_lock(model_dir):
-        recover_model_dir(model_dir)
-        if overwrite and not resuming:
-            clear_checkpoints(model_dir)
-        found = previous_run(model_dir)
-        if found and not resuming:
-            raise FileExistsError(
-                f"model_dir {str(model_dir)!r} holds another run ({', '.join(found)}): resume it "
-                "(resume_from=latest_checkpoint(model_dir), or --resume), or remove it to start over "
-                "(border_py.checkpoint.clear_checkpoints, or --overwrite), or train into another model_dir"
-            )
-        yield
 
 
 def load_meta(path: Path) -> dict[str, Any]:

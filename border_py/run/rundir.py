@@ -1,5 +1,8 @@
 """``RunDir``: the one owner of a run's model directory, from the first check to the last upload.
 
+It is the trainers' :class:`~border_py.model_dir.ModelDir` (the lock, crash recovery, the saves) with the
+files the run layer writes beside them.
+
 ::
 
     model_dir/
@@ -25,17 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from border_py.checkpoint import (
-    TRAINER_STATE_FILE,
-    clear_checkpoints,
-    ensure_writable_dir,
-    latest_checkpoint,
-    load_meta,
-    previous_run,
-    recover_model_dir,
-    resolve_saved,
-)
-from border_py.lock import model_dir_lock
+from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, load_meta, resolve_saved
+from border_py.model_dir import ModelDir
 from border_py.run.codec import dump_experiment, load_experiment
 from border_py.run.experiment import AnyExperiment
 from border_py.trainer.result import Evaluation, TrainResult
@@ -45,8 +39,8 @@ TENSORBOARD_DIR = "tensorboard"
 MLFLOW_RUN_FILE = "mlflow_run_id"
 
 
-class RunDir:
-    """A run's model directory.
+class RunDir(ModelDir):
+    """A run's model directory, as the run layer uses it.
 
     Args:
         path: the directory (created by :meth:`hold` when missing).
@@ -58,24 +52,10 @@ class RunDir:
         (False, None)
     """
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-
     @contextmanager
     def hold(self) -> Iterator[RunDir]:
-        """Creates the directory if needed, checks it is writable, takes its lock for the block and cleans
-        up after a crashed save (hidden temporary directories of dead processes).
-
-        Raises:
-            PermissionError: the directory cannot be written, or its lock file is a link.
-            border_py.ModelDirBusyError: another process trains here.
-        """
-        if self.path.is_symlink():
-            # The path the user named may be a link (their choice); links found inside it are refused.
-            self.path = self.path.resolve()
-        ensure_writable_dir(self.path)
-        with model_dir_lock(self.path):
-            recover_model_dir(self.path)
+        """:meth:`ModelDir.hold`, typed for the run layer."""
+        with super().hold():
             yield self
 
     @property
@@ -85,7 +65,7 @@ class RunDir:
 
     def contents(self) -> list[str]:
         """What a run left here: ``best/``, numbered checkpoints, ``tensorboard/``, ``config.yaml``."""
-        found = previous_run(self.path)
+        found = self.saved_runs()
         logs = self.path / TENSORBOARD_DIR
         if logs.is_dir() and not logs.is_symlink() and any(logs.iterdir()):
             found.append(f"{TENSORBOARD_DIR}/")
@@ -96,10 +76,6 @@ class RunDir:
     def holds_a_run(self) -> bool:
         """Whether a run trained here (it saved, recorded or wrote its config)."""
         return bool(self.contents())
-
-    def resume_point(self) -> Path | None:
-        """The newest complete checkpoint; ``None`` when there is none."""
-        return latest_checkpoint(self.path)
 
     def refuse_another_run(self) -> None:
         """A run from scratch never replaces another run's files nor adds its curves to another run's.

@@ -31,7 +31,8 @@ from border_py.base.evaluator import Evaluator
 from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.typevars import A, B, O
-from border_py.checkpoint import checkpoint_problem, load_meta, prepare_model_dir
+from border_py.checkpoint import checkpoint_problem, load_meta
+from border_py.model_dir import ModelDir
 from border_py.seeding import global_rng_states, set_global_rng_states
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
@@ -163,13 +164,15 @@ def check_agent_fits(
 
 @contextmanager
 def training_session(config: TrainerConfig, resume_from: Path | str | None) -> Iterator[None]:
-    """Holds ``model_dir`` for the run: checks it is writable, takes its lock and refuses a model
-    directory holding another run unless this one resumes it (see
-    :func:`~border_py.checkpoint.prepare_model_dir`). Nothing to do without a ``model_dir``."""
+    """Holds ``model_dir`` for the run (:meth:`~border_py.model_dir.ModelDir.hold`: writable, locked,
+    recovered) and refuses a model directory holding another run's saves unless this one resumes. Nothing
+    to do without a ``model_dir``."""
     if config.model_dir is None:
         yield
         return
-    with prepare_model_dir(Path(config.model_dir), resuming=resume_from is not None):
+    with ModelDir(config.model_dir).hold() as model_dir:
+        if resume_from is None:
+            model_dir.refuse_saved_run()
         yield
 
 
