@@ -307,7 +307,7 @@ def saved_model_path(model_dir: Path, checkpoint: str = "best") -> Path:
     path = model_dir / rel
     if not path.resolve().is_relative_to(model_dir.resolve()):
         raise ValueError(f"--checkpoint {checkpoint!r}: {path} leads out of {model_dir} through a link")
-    return _saved_model(path, "--checkpoint")
+    return _saved_model(path, "--checkpoint" if checkpoint != "best" else "the best model")
 
 
 def load_agent(experiment: AnyExperiment, saved: Path, eval_env: Any) -> Any:

@@ -126,7 +126,7 @@ def test_eval_refuses_a_best_that_is_not_whole(
     capsys.readouterr()
     assert _main("eval", "--model-dir", str(run)) == 2
     err = capsys.readouterr().err
-    assert f"error: --checkpoint '{run / 'best'}' is not a saved model" in err
+    assert f"error: the best model '{run / 'best'}' is not a saved model" in err
     assert {
         "missing": "meta.yaml not found",
         "truncated": "is incomplete",

@@ -99,6 +99,10 @@ def test_a_killed_study_resumes_without_a_lost_or_repeated_trial_and_its_best_ya
     for run_dir in out.glob("trial_*"):  # no lock held, no half-written save left
         with model_dir_lock(run_dir):
             assert recover_model_dir(run_dir) == []
+    recorded = _load(storage).user_attrs
+    assert recorded["command"].startswith("border-py tune dqn --env CartPole-v1 --trials 6")
+    assert recorded["base_config"]["agent"]["type"] == "dqn"
+    assert recorded["base_config"]["trainer"]["max_opts"] == 800  # the --set budget is part of the base
     best = out / "best.yaml"
     assert f"--config {best}" in done.stdout
     assert main(["train", "--config", str(best), "--model-dir", str(tmp_path / "best"), "--no-progress",

@@ -1,4 +1,16 @@
-"""A user's own env, named on the command line as ``--env tests.run.user_env:make_config``."""
+"""Your own env on the command line: a corridor, trained by any zoo algorithm with discrete actions.
+
+    border-py train dqn --env examples.corridor:make_config \
+        --set trainer.max_opts=2000 trainer.eval_interval=500
+    border-py eval --model-dir runs/dqn/examples.corridor-make_config/seed0
+
+``--env package.module:function`` calls the function for the env's config; the algorithm's zoo defaults
+supply everything else (``--set`` changes them). Beyond the ``Env`` protocol (see ``custom_env.py``), the run
+layer needs two members: the config's ``evaluation()`` (the config of the env that evaluates, here the same)
+and the env's ``spaces`` (what the agent is built from). The config must be an attrs class: the run writes it
+into ``config.yaml`` by its import path (``type: examples.corridor:CorridorConfig``), and ``resume`` and
+``eval`` import it from there.
+"""
 
 from __future__ import annotations
 
@@ -69,5 +81,5 @@ class Corridor:
 
 
 def make_config() -> CorridorConfig:
-    """What ``--env tests.run.user_env:make_config`` calls."""
+    """What ``--env examples.corridor:make_config`` calls."""
     return CorridorConfig()
