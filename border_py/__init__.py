@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         BufferedRecorder,
         MlflowRecorder,
         NullRecorder,
+        TeeRecorder,
         TensorboardRecorder,
     )
     from border_py.replay_buffer import (
@@ -173,6 +174,7 @@ _EXPORTS: dict[str, str] = {
     "BufferedRecorder": "border_py.recorders",
     "MlflowRecorder": "border_py.recorders",
     "NullRecorder": "border_py.recorders",
+    "TeeRecorder": "border_py.recorders",
     "TensorboardRecorder": "border_py.recorders",
     "ArrayDataset": "border_py.replay_buffer",
     "ArrayDatasetConfig": "border_py.replay_buffer",
@@ -279,6 +281,7 @@ __all__ = [
     "StopReason",
     "SumTree",
     "SyncSampler",
+    "TeeRecorder",
     "TensorboardRecorder",
     "TrainResult",
     "Trainer",

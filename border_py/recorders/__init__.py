@@ -4,6 +4,7 @@ made."""
 from border_py.recorders.buffered import BufferedRecorder
 from border_py.recorders.mlflow import MlflowRecorder
 from border_py.recorders.null import NullRecorder
+from border_py.recorders.tee import TeeRecorder
 from border_py.recorders.tensorboard import TensorboardRecorder
 
-__all__ = ["BufferedRecorder", "MlflowRecorder", "NullRecorder", "TensorboardRecorder"]
+__all__ = ["BufferedRecorder", "MlflowRecorder", "NullRecorder", "TeeRecorder", "TensorboardRecorder"]

@@ -94,6 +94,8 @@ class MlflowRecorder(AggregatingRecorder):
                 self.client.set_tag(run_id, key, value)
         self._metrics: list[Any] = []
         self._tags: dict[str, str] = {}
+        self.end_status = "FINISHED"
+        """How :meth:`close` ends the run: ``FINISHED``, ``KILLED`` (interrupted) or ``FAILED``."""
 
     def _experiment(self, name: str | None) -> str:
         if name is None:
@@ -143,6 +145,17 @@ class MlflowRecorder(AggregatingRecorder):
             batch = metrics[start : start + _METRICS_PER_BATCH]
             self.client.log_batch(self.run_id, metrics=batch, tags=tags if start == 0 else [])
 
+    def log_file(self, path: Path, artifact_path: str | None = None) -> None:
+        """Uploads the file ``path`` (``config.yaml``) under ``artifact_path``."""
+        self.client.log_artifact(self.run_id, str(path), artifact_path)
+
+    def set_tags(self, tags: Mapping[str, str]) -> None:
+        """Sets tags on the run now (what a resumed run changed, say)."""
+        from mlflow.entities import RunTag
+
+        if tags:
+            self.client.log_batch(self.run_id, tags=[RunTag(k, v) for k, v in tags.items()])
+
     def _close_output(self) -> None:
         with contextlib.suppress(Exception):  # the run may have been ended by its user already
-            self.client.set_terminated(self.run_id)
+            self.client.set_terminated(self.run_id, status=self.end_status)

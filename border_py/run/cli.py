@@ -31,7 +31,7 @@ from border_py.config import ConfigError, to_dict
 from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
 from border_py.run.experiment import AnyExperiment
-from border_py.run.recording import RECORDERS
+from border_py.run.recording import RECORDERS, Tracking
 from border_py.trainer.interrupts import TrainingInterrupted
 
 REFUSED = (
@@ -51,7 +51,12 @@ def _run_flags(parser: argparse.ArgumentParser) -> None:
         "--set", nargs="+", default=[], metavar="KEY=VALUE", help="override fields (agent.lr=3e-4)"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--recorder", choices=RECORDERS, default="tensorboard", help="where records go")
+    parser.add_argument(
+        "--recorder", choices=RECORDERS, default="tensorboard", help="TensorBoard, or TensorBoard and MLflow"
+    )
+    parser.add_argument("--experiment", help="the MLflow experiment (default: <algo>-<env>)")
+    parser.add_argument("--run-name", help="the MLflow run's name (default: <algo>-<env>-seed<N>)")
+    parser.add_argument("--tag", nargs="+", default=[], metavar="KEY=VALUE", help="MLflow run tags")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -163,6 +168,19 @@ def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     return data, source
 
 
+def _tracking(args: argparse.Namespace) -> Tracking:
+    """The MLflow names and tags the flags give.
+
+    Raises:
+        ConfigError: a ``--tag`` without ``=``.
+    """
+    tags = dict(tag.partition("=")[::2] for tag in args.tag)
+    bad = [tag for tag in args.tag if "=" not in tag or not tag.partition("=")[0]]
+    if bad:
+        raise ConfigError(f"--tag {bad[0]!r}: expected key=value")
+    return Tracking(experiment=args.experiment, run_name=args.run_name, tags=tags)
+
+
 def _train(args: argparse.Namespace, resume: bool) -> int:
     from border_py.run.commands import TrainOptions, train
     from border_py.run.rundir import RunDir
@@ -182,6 +200,7 @@ def _train(args: argparse.Namespace, resume: bool) -> int:
         progress=not args.no_progress,
         recorder=args.recorder,
         source=source,
+        tracking=_tracking(args),
     )
     train(experiment, options)
     return 0

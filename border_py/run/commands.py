@@ -33,13 +33,14 @@ from typing import Any, Literal
 
 import attrs
 
-from border_py.base.recorder import Recorder
 from border_py.checkpoint import resolve_saved, saved_model_problem, skipped_checkpoints
 from border_py.config import ConfigError
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
 from border_py.run.pairing import check_agent_batches
+from border_py.run.recording import Tracking
 from border_py.run.rundir import RunDir
 from border_py.seeding import configure_torch, seed_everything
+from border_py.trainer.interrupts import TrainingInterrupted
 from border_py.trainer.loop import PreparedRun
 from border_py.trainer.result import EvaluationObserver, TrainResult
 
@@ -62,6 +63,8 @@ class TrainOptions:
     """Hear each evaluation; one returning ``True`` stops training (tuning's pruner)."""
     source: str = "the experiment"
     """Where the experiment came from, for error messages (a file, the zoo entry)."""
+    tracking: Tracking = Tracking()
+    """The MLflow run's experiment, name and tags (with ``recorder="mlflow"``)."""
     quiet: bool = False
     """Print nothing (the summary line included)."""
 
@@ -232,10 +235,21 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
             if fresh_start and run_dir.holds_a_run():
                 removed = run_dir.clear()
                 _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}")
+            changes = _resume_changes(run_dir, experiment) if resume_from is not None else {}
             run_dir.write_config(experiment)
-            result = _run_recorded(prepared, run_dir, experiment, options, resume_from)
+            result = _run_recorded(prepared, run_dir, experiment, options, resume_from, changes)
     _say(options, _summary(result))
     return result
+
+
+def _resume_changes(run_dir: RunDir, experiment: AnyExperiment) -> dict[str, str]:
+    """What a resumed run changes of the experiment it continues (``trainer.max_opts: 20000 -> 40000``)."""
+    from border_py.run.recording import changed_fields
+
+    try:
+        return changed_fields(run_dir.read_config(), experiment)
+    except (FileNotFoundError, ConfigError):  # resumed from Python without a config.yaml: nothing to compare
+        return {}
 
 
 def _say_resume(options: TrainOptions, run_dir: RunDir, resume_from: Path | None) -> None:
@@ -255,16 +269,25 @@ def _run_recorded(
     experiment: AnyExperiment,
     options: TrainOptions,
     resume_from: Path | None,
+    changes: dict[str, str],
 ) -> TrainResult:
-    """Runs ``prepared`` with the run's recorder, closed even when training fails."""
-    from border_py.run.recording import make_recorder, upload
+    """Runs ``prepared`` with the run's recorder, ended with the run's status (``KILLED`` after a signal,
+    ``FAILED`` after an error) and closed whatever happens."""
+    from border_py.run.recording import finish, make_recorder
 
-    recorder: Recorder = make_recorder(options.recorder, run_dir, experiment, resume_from)
+    recorder = make_recorder(options.recorder, run_dir, experiment, resume_from, options.tracking, changes)
+    status = "FAILED"
     try:
         result = prepared.run(recorder, progress=options.progress)
-        upload(recorder, run_dir)
+        status = "FINISHED"
+    except TrainingInterrupted:
+        status = "KILLED"
+        raise
     finally:
-        recorder.close()
+        try:
+            finish(recorder, run_dir, status)
+        finally:
+            recorder.close()
     return result
 
 
