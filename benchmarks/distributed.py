@@ -71,7 +71,7 @@ def efficiency(seeds: list[int], actors: int, work: Path) -> None:
             "dqn",
             "CartPole-v1",
             str(work / f"async{seed}"),
-            "async",
+            variant="async",
             trainer=trainer,
             distributed=distributed,
         )

@@ -155,7 +155,7 @@ def search_space(algo: str) -> dict[str, Any]:
 
 
 def experiment(
-    algo: str, env_id: str, model_dir: str | None = None, variant: str | None = None, **changes: Any
+    algo: str, env_id: str, model_dir: str | None = None, *, variant: str | None = None, **changes: Any
 ) -> AnyExperiment:
     """The zoo's experiment for ``algo`` on ``env_id`` (and ``variant``), saving into ``model_dir``, with
     ``changes`` merged into its plain data by section (``trainer={"max_opts": 2500}``).

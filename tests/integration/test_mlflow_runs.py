@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -72,7 +73,11 @@ def test_an_interrupted_run_ends_killed_with_its_checkpoint_uploaded_and_a_faile
     tracking: MlflowClient, tmp_path: Path
 ) -> None:
     trainer = {"max_opts": 200, "warmup_period": 100, "eval_interval": 20, "save_interval": 100}
-    changes = {"trainer": trainer, "replay_buffer": {"capacity": 1000}, "evaluator": {"n_episodes": 1}}
+    changes: dict[str, Any] = {
+        "trainer": trainer,
+        "replay_buffer": {"capacity": 1000},
+        "evaluator": {"n_episodes": 1},
+    }
     killed = zoo_experiment("dqn", "CartPole-v1", tmp_path / "killed", **changes)
     with pytest.raises(TrainingInterrupted):
         train(killed, TrainOptions(recorder="mlflow", progress=False, quiet=True, observers=(_interrupt,)))
