@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,10 +13,12 @@ from typing import Any
 
 from border_py.record import Record
 from border_py.recorders.aggregating import AggregatingRecorder
+from border_py.recorders.sender import Batch, BatchSender, send_batch
 
 _PARAMS_PER_BATCH = 100  # MLflow's limit of params in one log_batch
 _METRICS_PER_BATCH = 1000  # and of metrics
 _PARAM_VALUE_LENGTH = 6000  # and of one param's value
+_FLUSH_WAIT = 2.0  # in seconds: how long a flush waits for its batch while the server answers
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
@@ -45,12 +48,19 @@ class MlflowRecorder(AggregatingRecorder):
     ``run_id`` is continued (a resumed training); metrics at steps up to the highest one the run already
     holds are then skipped, so its history neither repeats nor has a gap after a crash.
 
+    Flushes reach the server from a background thread (:class:`~border_py.recorders.sender.BatchSender`):
+    while the server answers, a flush waits for its batch as a direct call would; while it is away, training
+    goes on, the batches wait (and are sent in order when it is back), and what is still unsent at
+    :meth:`close` is appended to ``spill_file`` for ``border-py upload``. Unless set already, MLflow's own
+    HTTP retries are turned off and its timeout cut to 10 s: the sender retries instead.
+
     Args:
         experiment_name: the experiment (``None``: MLflow's default one).
         run_id: an existing run to continue; ``None`` starts a new run.
         run_name: the new run's name.
         tags: tags of the run (``agent``, ``env``, ``seed``).
         tracking_uri: the tracking server or store.
+        spill_file: where batches that could not be sent go (JSON lines); ``None``: reported as lost.
 
     Raises:
         ImportError: mlflow is not installed.
@@ -72,8 +82,12 @@ class MlflowRecorder(AggregatingRecorder):
         run_name: str | None = None,
         tags: Mapping[str, str] | None = None,
         tracking_uri: str | None = None,
+        spill_file: Path | None = None,
     ) -> None:
         super().__init__()
+        # Read by MLflow at each request: no minutes of retries inside a call (the sender retries).
+        os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
+        os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
         try:
             from mlflow.tracking import MlflowClient
         except ImportError as exc:
@@ -96,6 +110,7 @@ class MlflowRecorder(AggregatingRecorder):
         self._tags: dict[str, str] = {}
         self.end_status = "FINISHED"
         """How :meth:`close` ends the run: ``FINISHED``, ``KILLED`` (interrupted) or ``FAILED``."""
+        self.sender = BatchSender(self._send, spill_file, self.run_id)
 
     def _experiment(self, name: str | None) -> str:
         if name is None:
@@ -125,25 +140,28 @@ class MlflowRecorder(AggregatingRecorder):
         self.client.log_artifacts(self.run_id, str(path), artifact_path)
 
     def _write(self, record: Record, step: int) -> None:
-        from mlflow.entities import Metric
-
         if step <= self._skip_until:
             return
         now = int(time.time() * 1000)
         for key, value in record.items():
             if isinstance(value, float):
-                self._metrics.append(Metric(key, value, now, step))
+                self._metrics.append([key, value, now, step])
             elif isinstance(value, str | datetime.datetime):
                 self._tags[key] = value if isinstance(value, str) else value.isoformat()
 
     def _flush_output(self) -> None:
-        from mlflow.entities import RunTag
-
         metrics, self._metrics = self._metrics, []
-        tags, self._tags = [RunTag(k, v) for k, v in self._tags.items()], {}
+        tags, self._tags = self._tags, {}
         for start in range(0, max(len(metrics), 1 if tags else 0), _METRICS_PER_BATCH):
-            batch = metrics[start : start + _METRICS_PER_BATCH]
-            self.client.log_batch(self.run_id, metrics=batch, tags=tags if start == 0 else [])
+            self.sender.put(
+                {"metrics": metrics[start : start + _METRICS_PER_BATCH], "tags": tags if start == 0 else {}}
+            )
+        if not self.sender.down:
+            self.sender.wait(_FLUSH_WAIT)
+
+    def _send(self, batch: Batch) -> None:
+        """Sends one batch of plain data (the sender's thread)."""
+        send_batch(self.client, self.run_id, batch)
 
     def log_file(self, path: Path, artifact_path: str | None = None) -> None:
         """Uploads the file ``path`` (``config.yaml``) under ``artifact_path``."""
@@ -157,5 +175,8 @@ class MlflowRecorder(AggregatingRecorder):
             self.client.log_batch(self.run_id, tags=[RunTag(k, v) for k, v in tags.items()])
 
     def _close_output(self) -> None:
+        if self.sender.close() > 0:  # the server is away: the run's end is sent with its records later
+            self.sender.spill([{"status": self.end_status}])
+            return
         with contextlib.suppress(Exception):  # the run may have been ended by its user already
             self.client.set_terminated(self.run_id, status=self.end_status)

@@ -9,6 +9,7 @@
     border-py eval --model-dir runs/dqn/CartPole-v1/seed0 [--checkpoint 20000] [--episodes 100]
     border-py video --model-dir runs/dqn/CartPole-v1/seed0 --out cartpole.mp4
     border-py export --model-dir runs/dqn/CartPole-v1/seed0 --out exported/cartpole
+    border-py upload --model-dir runs/dqn/CartPole-v1/seed0 # what an MLflow server that was away did not get
     border-py plot runs/dqn --out curves.png
     border-py tune dqn --env CartPole-v1 --trials 50 --storage sqlite:///runs/tune.db
     border-py zoo [dqn]                                  # what the zoo holds
@@ -95,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument(
                 "--out", type=Path, required=True, help=".mp4/.gif (video), a directory (export)"
             )
+    upload = verbs.add_parser("upload", help="send a run's records that its MLflow server did not get")
+    upload.add_argument("--model-dir", type=Path, required=True)
     plot = verbs.add_parser("plot", help="learning curves as PNG (python -m border_py.plot --help)")
     plot.add_argument("args", nargs=argparse.REMAINDER)
     tune = verbs.add_parser("tune", help="search hyperparameters with Optuna (the tune extra)")
@@ -252,6 +255,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         from border_py.plot import main as plot_main
 
         return plot_main(args.args)
+    if args.verb == "upload":
+        from border_py.run.recording import upload_unsent
+        from border_py.run.rundir import RunDir
+
+        print(f"uploaded {upload_unsent(RunDir(args.model_dir))} entries of {args.model_dir}")
+        return 0
     if args.verb == "tune":
         from border_py.run.tune import tune_command
 

@@ -222,6 +222,10 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
         border_py.TrainingInterrupted: SIGINT or SIGTERM; a checkpoint was saved first.
     """
     options = options or TrainOptions()
+    if options.recorder == "mlflow":
+        from border_py.run.recording import check_tracking_server
+
+        check_tracking_server()  # a server that is down: refused in seconds, before anything is written
     seed_everything(experiment.trainer.seed)
     configure_torch(experiment.torch_threads)
     with RunDir(model_dir_of(experiment)).hold() as run_dir:

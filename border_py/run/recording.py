@@ -7,8 +7,10 @@ exception (the saved models are on disk whatever the server says).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,29 @@ from border_py.run.rundir import TENSORBOARD_DIR, RunDir
 
 RECORDERS = ("tensorboard", "mlflow")
 """The recorders a run can use: TensorBoard alone, or TensorBoard and MLflow."""
+
+UNSENT_FILE = "mlflow_unsent.jsonl"
+"""In the run directory: what the tracking server did not get (``border-py upload`` sends it)."""
+
+
+def check_tracking_server(timeout: float = 5.0) -> None:
+    """Checks that the MLflow server of ``MLFLOW_TRACKING_URI`` answers (an ``http(s)`` one; a local store
+    needs no check), so that a run is refused in seconds, before anything is written.
+
+    Raises:
+        ConnectionError: it does not answer (the message names it and says what to do).
+    """
+    uri = os.environ.get("MLFLOW_TRACKING_URI", "")
+    if not uri.startswith(("http://", "https://")):
+        return
+    try:
+        with urllib.request.urlopen(f"{uri.rstrip('/')}/health", timeout=timeout) as answer:
+            answer.read()
+    except (OSError, ValueError) as exc:
+        raise ConnectionError(
+            f"the MLflow tracking server {uri} (MLFLOW_TRACKING_URI) is unreachable ({exc}): start it, or "
+            "train with --recorder tensorboard"
+        ) from None
 
 
 @attrs.frozen(kw_only=True)
@@ -92,7 +117,13 @@ def _mlflow_recorder(
 
     name, run_name, tags = _names(experiment, tracking)
     run_id = run_dir.mlflow_run_id() if resume_from is not None else None
-    recorder = MlflowRecorder(experiment_name=name, run_id=run_id, run_name=run_name, tags=tags)
+    recorder = MlflowRecorder(
+        experiment_name=name,
+        run_id=run_id,
+        run_name=run_name,
+        tags=tags,
+        spill_file=run_dir.path / UNSENT_FILE,
+    )
     if run_id is None:
         run_dir.keep_mlflow_run_id(recorder.run_id)
         recorder.log_params(experiment_to_dict(experiment))
@@ -126,8 +157,44 @@ def finish(recorder: Recorder, run_dir: RunDir, status: str) -> None:
     for part in parts:
         if isinstance(part, MlflowRecorder):
             part.end_status = status
+            artifacts = run_dir.artifacts()
             try:
-                for name, path in run_dir.artifacts().items():
+                for name, path in artifacts.items():
                     part.log_artifacts(path, name)
             except Exception as exc:  # the models are saved on disk; the upload is not worth the run
-                print(f"warning: MLflow upload of {run_dir.path} failed: {exc!r}"[:300], file=sys.stderr)
+                part.sender.spill([{"artifacts": {name: str(path) for name, path in artifacts.items()}}])
+                print(
+                    f"warning: MLflow upload of {run_dir.path} failed ({type(exc).__name__}): "
+                    f"border-py upload --model-dir {run_dir.path} sends it later",
+                    file=sys.stderr,
+                )
+
+
+def upload_unsent(run_dir: RunDir) -> int:
+    """Sends what a run's tracking server did not get (``border-py upload``): its records in order, its
+    artifacts, its end status; then removes the file. Returns how many entries were sent.
+
+    Raises:
+        FileNotFoundError: there is nothing to upload.
+        ConnectionError: the server does not answer (nothing is removed; run it again).
+    """
+    from mlflow.tracking import MlflowClient
+
+    from border_py.recorders.sender import send_batch
+
+    path = run_dir.path / UNSENT_FILE
+    if path.is_symlink() or not path.is_file():
+        raise FileNotFoundError(f"{path} not found: nothing of this run waits to be uploaded")
+    check_tracking_server()
+    client = MlflowClient()
+    entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for entry in entries:
+        run_id = entry["run_id"]
+        if "metrics" in entry or "tags" in entry:
+            send_batch(client, run_id, entry)
+        for name, local in entry.get("artifacts", {}).items():
+            client.log_artifacts(run_id, local, name)
+        if "status" in entry:
+            client.set_terminated(run_id, status=entry["status"])
+    path.unlink()
+    return len(entries)
