@@ -12,7 +12,8 @@ import threadpoolctl
 import torch
 
 from benchmarks.common import Row, Workload, compare
-from border_py.agents import Dqn, Iqn, Sac
+from border_py.agents import Dqn, Iqn, Ppo, Sac
+from border_py.agents.offline_base import OfflineAgent
 from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy, greedy_module
 from border_py.export.exporters import Exportable
@@ -22,7 +23,7 @@ from border_py.run import zoo
 def _zoo_agent(algo: str, env_id: str, spaces: Spaces) -> Exportable:
     """The zoo entry's agent, with fresh weights."""
     agent = zoo.experiment(algo, env_id, "unused").agent.build(spaces, 0)
-    if not isinstance(agent, Dqn | Iqn | Sac):
+    if not isinstance(agent, Dqn | Iqn | Sac | Ppo | OfflineAgent):
         raise TypeError(f"{algo} builds {type(agent).__name__}, which does not export")
     return agent
 
@@ -30,10 +31,14 @@ def _zoo_agent(algo: str, env_id: str, spaces: Spaces) -> Exportable:
 def _agents() -> dict[str, Exportable]:
     cartpole = Spaces(obs_shape=(4,), n_actions=2)
     pendulum = Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0])
+    hopper = Spaces(obs_shape=(11,), action_low=[-1.0] * 3, action_high=[1.0] * 3)
     return {
         "DQN CartPole 256x256": _zoo_agent("dqn", "CartPole-v1", cartpole),
         "IQN CartPole 256/256/256, 32 taus": _zoo_agent("iqn", "CartPole-v1", cartpole),
         "SAC Pendulum actor 256x256": _zoo_agent("sac", "Pendulum-v1", pendulum),
+        "PPO Hopper 256x256 ReLU, obs normalised": _zoo_agent("ppo", "Hopper-v5", hopper),
+        "BC Pendulum 256x256": _zoo_agent("bc", "pendulum-medium-v0", pendulum),
+        "IQL Pendulum actor 256x256": _zoo_agent("iql", "pendulum-medium-v0", pendulum),
     }
 
 

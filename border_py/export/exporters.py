@@ -21,17 +21,22 @@ from border_py.agents.dqn import Dqn
 from border_py.agents.iqn import Iqn
 from border_py.agents.iqn.config import EvenTaus, FixedTaus
 from border_py.agents.iqn.model import sample_taus
+from border_py.agents.offline_base import OfflineAgent
+from border_py.agents.ppo import Ppo
 from border_py.agents.sac import Sac
+from border_py.export.mlp_parts import MlpGreedy, mlp_parts, mlp_spec
 from border_py.export.numpy_policy import F32, FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE
 from border_py.export.onnx_policy import ONNX_FILE
 
-Exportable = Dqn | Iqn | Sac
-"""The agents whose greedy policy can be exported."""
+Exportable = Dqn | Iqn | Sac | Ppo | OfflineAgent
+"""The agents whose greedy policy can be exported: DQN, IQN, SAC, PPO, BC, IQL and AWAC."""
 
 
 def _check(agent: object) -> None:
-    if not isinstance(agent, Dqn | Iqn | Sac):
-        raise TypeError(f"export supports Dqn, Iqn and Sac agents, got {type(agent).__name__}")
+    if not isinstance(agent, Dqn | Iqn | Sac | Ppo | OfflineAgent):
+        raise TypeError(
+            f"export supports DQN, IQN, SAC, PPO, BC, IQL and AWAC agents, got {type(agent).__name__}"
+        )
     if isinstance(agent, Dqn | Iqn) and agent.config.encoder is not None:
         raise ValueError(
             "export supports MLP policies; this agent has a CNN encoder (its checkpoint is the model: "
@@ -102,7 +107,9 @@ def greedy_module(agent: Exportable) -> nn.Module:
     and IQN, ``-> action`` for SAC. It shares the agent's networks (no copy), in eval mode."""
     _check(agent)
     module: nn.Module
-    if isinstance(agent, Dqn):
+    if isinstance(agent, Ppo | OfflineAgent):
+        module = MlpGreedy(mlp_parts(agent)).to(agent.device)
+    elif isinstance(agent, Dqn):
         module = _DqnGreedy(agent)
     elif isinstance(agent, Iqn):
         module = _IqnGreedy(agent)
@@ -132,12 +139,15 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
         return names
 
     network: dict[str, Any]
-    if isinstance(agent, Dqn):
+    action: dict[str, Any]
+    if isinstance(agent, Ppo | OfflineAgent):
+        network, action = mlp_spec(mlp_parts(agent), weights)
+    elif isinstance(agent, Dqn):
         net = agent.net
         network = {"trunk": add("trunk", net.net), "dueling": net.dueling}
         if net.dueling:
             network |= {"value": add("value", net.value), "advantage": add("advantage", net.advantage)}
-        action: dict[str, Any] = {"type": "discrete", "n": agent.n_actions}
+        action = {"type": "discrete", "n": agent.n_actions}
     elif isinstance(agent, Iqn):
         n = agent.net
         network = {
@@ -153,7 +163,7 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
     spec = {
         "format": FORMAT,
         "version": VERSION,
-        "kind": type(agent).__name__.lower(),
+        "kind": "mlp" if isinstance(agent, Ppo | OfflineAgent) else type(agent).__name__.lower(),
         "obs_dim": agent.obs_dim,
         "action": action,
         "network": network,
@@ -208,7 +218,9 @@ def export_onnx(agent: Exportable, path: Path | str) -> Path:
     """
     _check(agent)
     module = greedy_module(agent)
-    discrete = isinstance(agent, Dqn | Iqn)
+    discrete = isinstance(agent, Dqn | Iqn) or (
+        isinstance(agent, Ppo | OfflineAgent) and mlp_parts(agent).head == "argmax"
+    )
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     example = torch.zeros(2, agent.obs_dim)

@@ -2,13 +2,14 @@
 
 An exported policy is a directory of two files:
 
-- ``policy.json``: what the policy is (``kind``: ``dqn``, ``iqn`` or ``sac``), its observation size, its
-  action space and the names of its weight arrays, layer by layer;
+- ``policy.json``: what the policy is (``kind``: ``dqn``, ``iqn``, ``sac`` or ``mlp``), its observation size,
+  its action space and the names of its weight arrays, layer by layer;
 - ``weights.npz``: the arrays (float32; each linear layer's weight stored as ``(in, out)``), read with
   ``allow_pickle=False``, so a hostile file cannot run code.
 
 The forward passes below repeat the agents' greedy (eval-mode) action in numpy: DQN's Q-values (plain or
-dueling), IQN's mean quantile at its deterministic fractions, SAC's squashed Gaussian mean. Nothing in
+dueling), IQN's mean quantile at its deterministic fractions, SAC's squashed Gaussian mean, and ``mlp``:
+``head(mlp(normalise(obs)))`` for PPO, BC, IQL and AWAC (see ``border_py.export.mlp_parts``). Nothing in
 this module imports torch.
 """
 
@@ -30,8 +31,8 @@ SPEC_FILE = "policy.json"
 WEIGHTS_FILE = "weights.npz"
 
 F32: TypeAlias = npt.NDArray[np.float32]
-Kind: TypeAlias = Literal["dqn", "iqn", "sac"]
-KINDS: tuple[Kind, ...] = ("dqn", "iqn", "sac")
+Kind: TypeAlias = Literal["dqn", "iqn", "sac", "mlp"]
+KINDS: tuple[Kind, ...] = ("dqn", "iqn", "sac", "mlp")
 
 
 class PolicyFileError(ValueError):
@@ -43,11 +44,12 @@ def _relu(x: F32) -> F32:
 
 
 class _Mlp:
-    """Linear layers with ReLU between them (and after the last one when ``relu_out``)."""
+    """Linear layers with ReLU (or tanh) between them (and after the last one when ``relu_out``)."""
 
-    def __init__(self, layers: list[tuple[F32, F32]], relu_out: bool) -> None:
+    def __init__(self, layers: list[tuple[F32, F32]], relu_out: bool, tanh: bool = False) -> None:
         self.layers = layers
         self.relu_out = relu_out
+        self.activation = np.tanh if tanh else _relu
 
     @property
     def in_dim(self) -> int:
@@ -62,7 +64,7 @@ class _Mlp:
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
             if i < last or self.relu_out:
-                x = _relu(x)
+                x = self.activation(x)
         return x
 
 
@@ -132,7 +134,47 @@ class NumpyPolicy:
             )
         return a
 
+    def _build_mlp(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
+        activation = net.get("activation")
+        if activation not in ("relu", "tanh"):
+            raise PolicyFileError(f"{source}: network.activation must be relu or tanh, got {activation!r}")
+        self.mlp = self._mlp(net, "layers", relu_out=False, source=source)
+        self.mlp.activation = np.tanh if activation == "tanh" else _relu
+        norm = net.get("obs_norm")
+        self.obs_norm: tuple[F32, F32, float | None] | None = None
+        if norm is not None:
+            if not isinstance(norm, Mapping) or not isinstance(norm.get("clip"), int | float | type(None)):
+                raise PolicyFileError(f"{source}: network.obs_norm must be {{mean, std, clip}} or null")
+            mean, std = self._array(norm.get("mean"), 1, source), self._array(norm.get("std"), 1, source)
+            if mean.shape != (self.obs_dim,) or std.shape != (self.obs_dim,) or not (std > 0).all():
+                raise PolicyFileError(f"{source}: obs_norm needs {self.obs_dim} means and positive stds")
+            self.obs_norm = (mean, std, None if norm["clip"] is None else float(norm["clip"]))
+        self.squash = action.get("squash") == "tanh"
+        if self.discrete:
+            self.n_actions = _field(action, "n", int, source)
+        elif self.squash:
+            self._bounds(action, source)
+        if self.mlp.in_dim != self.obs_dim:
+            raise PolicyFileError(
+                f"{source}: the network takes {self.mlp.in_dim} inputs, obs_dim is {self.obs_dim}"
+            )
+        if self.discrete and self.mlp.out_dim != self.n_actions:
+            raise PolicyFileError(
+                f"{source}: the network gives {self.mlp.out_dim} values, n={self.n_actions}"
+            )
+
+    def _bounds(self, action: Mapping[str, Any], source: str) -> None:
+        self.low = np.asarray(_field(action, "low", list, source), dtype=np.float32)
+        self.high = np.asarray(_field(action, "high", list, source), dtype=np.float32)
+        if self.low.shape != self.high.shape or not (self.high > self.low).all():
+            raise PolicyFileError(f"{source}: action bounds must be of one shape with high > low")
+        self.scale = (self.high - self.low) / np.float32(2.0)
+        self.bias = (self.high + self.low) / np.float32(2.0)
+
     def _build(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
+        if self.kind == "mlp":
+            self._build_mlp(net, action, source)
+            return
         if self.kind in ("dqn", "iqn"):
             if not self.discrete:
                 raise PolicyFileError(f"{source}: a {self.kind} policy needs a discrete action")
@@ -140,12 +182,7 @@ class NumpyPolicy:
         else:
             if action.get("type") != "box":
                 raise PolicyFileError(f"{source}: a sac policy needs a box action")
-            self.low = np.asarray(_field(action, "low", list, source), dtype=np.float32)
-            self.high = np.asarray(_field(action, "high", list, source), dtype=np.float32)
-            if self.low.shape != self.high.shape or not (self.high > self.low).all():
-                raise PolicyFileError(f"{source}: action bounds must be of one shape with high > low")
-            self.scale = (self.high - self.low) / np.float32(2.0)
-            self.bias = (self.high + self.low) / np.float32(2.0)
+            self._bounds(action, source)
         if self.kind == "dqn":
             self.dueling = bool(net.get("dueling", False))
             self.trunk = self._mlp(net, "trunk", relu_out=self.dueling, source=source)
@@ -236,13 +273,23 @@ class NumpyPolicy:
 
     def values(self, obs: npt.ArrayLike) -> F32:
         """The per-action values ``(n, n_actions)`` the greedy action maximises (DQN: Q-values; IQN: the
-        mean quantile at the exported fractions)."""
+        mean quantile at the exported fractions; a policy network's logits)."""
         if not self.discrete:
             raise TypeError(f"a {self.kind} policy has no per-action values; use act()")
         x, _ = self._batch(obs)
         return self._values(x)
 
+    def _mlp_out(self, x: F32) -> F32:
+        if self.obs_norm is not None:
+            mean, std, clip = self.obs_norm
+            x = (x - mean) / std
+            if clip is not None:
+                x = np.clip(x, -clip, clip)
+        return self.mlp(x)
+
     def _values(self, x: F32) -> F32:
+        if self.kind == "mlp":
+            return self._mlp_out(x)  # a policy network's logits
         if self.kind == "dqn":
             h = self.trunk(x)
             if not self.dueling:
@@ -262,6 +309,9 @@ class NumpyPolicy:
         x, single = self._batch(obs)
         if self.discrete:
             act: npt.NDArray[Any] = self._values(x).argmax(axis=1).astype(np.int64)
+        elif self.kind == "mlp":
+            out = self._mlp_out(x)
+            act = self.bias + self.scale * np.tanh(out) if self.squash else out
         else:
             mean = self.actor(x)[:, : self.low.shape[0]]
             act = np.clip(self.bias + self.scale * np.tanh(mean), self.low, self.high)

@@ -1,0 +1,84 @@
+"""PPO, BC, IQL and AWAC export: the numpy and ONNX policies act as the agent acts in eval mode (the same
+actions for discrete ones, within 1e-5 for continuous ones), observation normalisation folded in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Iql, IqlConfig, Ppo, PpoConfig
+from border_py.export import NumpyPolicy, export_numpy
+from border_py.export.exporters import Exportable
+
+BOUNDS = (np.array([-2.0, 0.0]), np.array([2.0, 1.0]))
+STATS = (np.array([0.5, -1.0, 2.0, 0.0]), np.array([2.0, 0.5, 1.5, 1.0]))
+
+
+def _ppo(discrete: bool, activation: str) -> Ppo:
+    config = PpoConfig(normalize_obs=True, activation=activation, clip_obs=3.0)  # type: ignore[arg-type]
+    agent = Ppo(config, 4, seed=0, n_actions=3) if discrete else Ppo(config, 4, seed=0, action_dim=2)
+    agent.obs_rms.mean, agent.obs_rms.var = STATS[0], STATS[1] ** 2  # a trained run's statistics
+    with torch.no_grad():
+        agent.net.action_net.weight.mul_(100.0)  # logits and means as large as a trained policy's
+    return agent
+
+
+AGENTS: dict[str, Callable[[], Any]] = {
+    "ppo_discrete_tanh": lambda: _ppo(True, "tanh"),
+    "ppo_continuous_relu": lambda: _ppo(False, "relu"),
+    "bc_discrete": lambda: Bc(BcConfig(normalize_obs=True), 4, 0, n_actions=3, obs_stats=STATS),
+    "bc_deterministic": lambda: Bc(BcConfig(normalize_obs=True), 4, 0, action_bounds=BOUNDS, obs_stats=STATS),
+    "bc_gaussian": lambda: Bc(BcConfig(policy="gaussian"), 4, 1, action_bounds=BOUNDS),
+    "iql": lambda: Iql(IqlConfig(normalize_obs=True), 4, BOUNDS, seed=2, obs_stats=STATS),
+    "awac": lambda: Awac(AwacConfig(), 4, BOUNDS, seed=3),
+}
+
+
+def _agent(name: str) -> Exportable:
+    agent = AGENTS[name]()
+    agent.eval()
+    return agent  # type: ignore[no-any-return]
+
+
+def _observations(n: int = 1000) -> np.ndarray:
+    return np.random.default_rng(0).normal(scale=3.0, size=(n, 4)).astype(np.float32)
+
+
+def _agent_actions(agent: Any, obs: np.ndarray) -> np.ndarray:
+    return np.stack([np.asarray(agent.sample(o)) for o in obs])
+
+
+def _check(actions: np.ndarray, expected: np.ndarray) -> None:
+    if expected.dtype.kind == "i":
+        assert (actions == expected).all()
+        assert len(set(expected.tolist())) > 1  # the observations reach more than one action
+    else:
+        assert np.abs(actions - expected).max() <= 1e-5
+        assert expected.std() > 0.1
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_the_numpy_policy_acts_as_the_agent_on_1000_observations(name: str, tmp_path: Path) -> None:
+    agent = _agent(name)
+    policy = NumpyPolicy.load(export_numpy(agent, tmp_path))
+    assert policy.kind == "mlp"
+    obs = _observations()
+    _check(policy.act(obs), _agent_actions(agent, obs))
+    assert (policy.act(obs[0]) == policy.act(obs[:1])[0]).all()  # one observation as a batch of one
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_the_onnx_policy_acts_as_the_agent_on_1000_observations(name: str, tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the export extra (onnxruntime) is not installed")
+    pytest.importorskip("onnxscript", reason="the export extra (onnxscript) is not installed")
+    from border_py.export import OnnxPolicy, export_onnx
+
+    agent = _agent(name)
+    policy = OnnxPolicy.load(export_onnx(agent, tmp_path))
+    obs = _observations()
+    _check(policy.act(obs), _agent_actions(agent, obs))
