@@ -256,6 +256,19 @@ def summarize(curves: Sequence[Curve], axis: XAxis = "opt_steps", band: Band = "
     return Summary(grid, interquartile_mean(ys), low, high)
 
 
+def legend_label(label: str, n_seeds: int, band: Band) -> str:
+    """A group's legend entry: what its line is and, over several seeds, what its band is.
+
+    Example:
+        >>> legend_label("dqn", 3, "minmax"), legend_label("sac", 5, "iqm"), legend_label("x", 1, "iqm")
+        ('dqn (mean of 3 seeds; band: min-max)', 'sac (IQM of 5 seeds; band: 95% bootstrap CI)', 'x (1 seed)')
+    """
+    if n_seeds == 1:
+        return f"{label} (1 seed)"
+    centre, spread = ("IQM", "95% bootstrap CI") if band == "iqm" else ("mean", "min-max")
+    return f"{label} ({centre} of {n_seeds} seeds; band: {spread})"
+
+
 def plot(
     groups: Sequence[Group],
     key: str,
@@ -279,8 +292,7 @@ def plot(
         for group in groups:
             s = summarize(group.curves, axis, band)
             n = len(group.curves)
-            centre = "IQM" if band == "iqm" else "mean"
-            (line,) = ax.plot(s.x, s.centre, label=f"{group.label} ({centre} of {n} seed{'s' * (n > 1)})")
+            (line,) = ax.plot(s.x, s.centre, label=legend_label(group.label, n, band))
             if n > 1:
                 ax.fill_between(s.x, s.low, s.high, color=line.get_color(), alpha=0.2, linewidth=0)
         for label, y in (hlines or {}).items():

@@ -1,8 +1,8 @@
 """Watching a policy: evaluation episodes rendered to an MP4 or a GIF.
 
-Frames come from Gymnasium's own :class:`~gymnasium.wrappers.RenderCollection` around the env inside a
-:class:`~border_py.envs.GymEnv` built with ``render_mode="rgb_array"`` (every frame, the last of each
-episode included, which the adapter's automatic reset would otherwise cut); they are written with imageio
+Frames come from a wrapper around the env inside a :class:`~border_py.envs.GymEnv` built with
+``render_mode="rgb_array"``: every frame of every episode, its last one included, and none of the frames
+the adapter's automatic reset renders between two episodes; they are written with imageio
 (the ``video`` extra: ``imageio``, and ``imageio-ffmpeg`` for MP4). It runs headless: classic-control envs
 draw with pygame off-screen, MuJoCo ones need ``MUJOCO_GL=egl`` (or ``osmesa``) on a machine without a
 display.
@@ -17,13 +17,14 @@ Example::
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
-from gymnasium.wrappers import RenderCollection
 
 from border_py.base.policy import Policy
 from border_py.envs import Act, GymEnv, Obs
@@ -45,16 +46,50 @@ def record_episodes(env: GymEnv, policy: Policy[Obs, Act], n_episodes: int = 1) 
             f"{env.name}: recording needs the env built with render_mode='rgb_array' "
             f"(GymEnvConfig kwargs), it has {env.env.render_mode!r}"
         )
+    if "DISPLAY" not in os.environ:
+        # Frames are drawn off-screen; without this SDL (pygame) looks for a display and prints an error.
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     inner = env.env
-    # reset_clean=False keeps the frames of every episode; the wrapper is taken off again afterwards.
-    tap = RenderCollection(inner, pop_frames=True, reset_clean=False)
-    env.env = tap
+    tap = _Frames(inner)
+    env.env = tap  # taken off again afterwards
     try:
         score, _ = DefaultEvaluator(env, n_episodes).evaluate(policy)
-        frames: list[Frame] = [np.asarray(f, dtype=np.uint8) for f in tap.render()]
     finally:
         env.env = inner
-    return frames, score
+    return tap.episode_frames(), score
+
+
+class _Frames(gym.Wrapper[Any, Any, Any, Any]):
+    """Keeps the frame after every reset and step. At an episode's end the adapter resets the env itself
+    and the evaluator then resets it again for the next episode: the first of two resets in a row (and a
+    reset that ends the recording) renders no frame of any episode and is dropped."""
+
+    def __init__(self, env: gym.Env[Any, Any]) -> None:
+        super().__init__(env)
+        self.frames: list[Frame] = []
+        self._after_reset = False
+
+    def _frame(self) -> Frame:
+        return np.asarray(self.env.render(), dtype=np.uint8)
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        out = self.env.reset(**kwargs)
+        if self._after_reset:
+            self.frames[-1] = self._frame()
+        else:
+            self.frames.append(self._frame())
+        self._after_reset = True
+        return out
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        out = self.env.step(action)
+        self.frames.append(self._frame())
+        self._after_reset = False
+        return out
+
+    def episode_frames(self) -> list[Frame]:
+        """The frames of the episodes, without the automatic reset after the last one."""
+        return self.frames[:-1] if self._after_reset else list(self.frames)
 
 
 def video_fps(env: GymEnv, default: int = 30) -> int:

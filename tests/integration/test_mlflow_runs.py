@@ -60,17 +60,21 @@ def test_a_cli_run_is_named_tagged_kept_in_tensorboard_and_shows_what_a_resume_c
     assert resumed.info.status == "FINISHED"
 
 
-def _interrupt(evaluation: Evaluation) -> bool:
-    os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: the trainer saves a checkpoint and stops
-    return False
+def _signal(signum: int) -> Any:
+    def send(evaluation: Evaluation) -> bool:
+        os.kill(os.getpid(), signum)  # as Ctrl-C or a kill: the trainer saves a checkpoint and stops
+        return False
+
+    return send
 
 
 def _fail(evaluation: Evaluation) -> bool:
     raise RuntimeError("the evaluation's observer broke")
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_run_ends_killed_with_its_checkpoint_uploaded_and_a_failed_one_failed(
-    tracking: MlflowClient, tmp_path: Path
+    signum: int, tracking: MlflowClient, tmp_path: Path
 ) -> None:
     trainer = {"max_opts": 200, "warmup_period": 100, "eval_interval": 20, "save_interval": 100}
     changes: dict[str, Any] = {
@@ -80,7 +84,9 @@ def test_an_interrupted_run_ends_killed_with_its_checkpoint_uploaded_and_a_faile
     }
     killed = zoo_experiment("dqn", "CartPole-v1", tmp_path / "killed", **changes)
     with pytest.raises(TrainingInterrupted):
-        train(killed, TrainOptions(recorder="mlflow", progress=False, quiet=True, observers=(_interrupt,)))
+        train(
+            killed, TrainOptions(recorder="mlflow", progress=False, quiet=True, observers=(_signal(signum),))
+        )
     run_id = _run_id(tmp_path / "killed")
     assert tracking.get_run(run_id).info.status == "KILLED"
     uploaded = {a.path for a in tracking.list_artifacts(run_id, "checkpoints")}

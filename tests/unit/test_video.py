@@ -51,10 +51,14 @@ def test_every_step_of_every_episode_is_a_frame_and_the_env_is_left_as_it_was() 
     env = _cartpole().build(seed=1)
     inner = env.env
     frames, score = record_episodes(env, Push(0), n_episodes=2)
-    # Pushing left, CartPole episodes 0 and 1 last 10 and 11 steps (score 10.5): one frame per step, plus
-    # the first frame of each reset (the evaluator's two, and the adapter's automatic reset after each end).
+    # Pushing left, CartPole episodes 0 and 1 last 11 and 10 steps (score 10.5): each episode's first frame
+    # and one per step; none of the adapter's automatic reset after an episode's end.
     assert score == 10.5
-    assert len(frames) == 21 + 4
+    assert len(frames) == (1 + 11) + (1 + 10)
+    fresh = _cartpole().build(seed=1)
+    fresh.reset_with_index(1)
+    assert (frames[12] == np.asarray(fresh.env.render(), dtype=np.uint8)).all()  # episode 1 starts here
+    assert (frames[11] != frames[12]).any()  # and episode 0 ends on its own last frame
     assert frames[0].shape == (400, 600, 3)
     assert frames[0].dtype == np.uint8
     assert env.env is inner
