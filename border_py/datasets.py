@@ -286,9 +286,7 @@ class MinariDatasetConfig:
             try:
                 return minari.load_dataset(self.dataset_id)
             except FileNotFoundError as exc:
-                raise FileNotFoundError(
-                    f"{exc} (the examples' datasets are built by `make datasets`)"
-                ) from exc
+                raise FileNotFoundError(f"{exc} (the zoo's datasets are built by `make datasets`)") from exc
 
     def build(self, seed: int) -> ArrayDataset:
         """The dataset's transitions, sampled with ``seed``."""

@@ -119,7 +119,7 @@ def test_a_missing_dataset_says_where_it_looked_and_how_to_build_it(tmp_path: Pa
     config = MinariDatasetConfig(dataset_id="nope-v0", data_path=str(tmp_path))
     with pytest.raises(
         FileNotFoundError,
-        match=r"nope-v0 not found locally at .*\(the examples' datasets are built by `make datasets`\)",
+        match=r"nope-v0 not found locally at .*\(the zoo's datasets are built by `make datasets`\)",
     ):
         config.build(seed=0)
     with pytest.raises(ValueError, match="collect needs n_transitions >= 1"):
