@@ -7,6 +7,7 @@ exception (the saved models are on disk whatever the server says).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -31,12 +32,16 @@ UNSENT_FILE = "mlflow_unsent.jsonl"
 
 
 def check_tracking_server(timeout: float = 5.0) -> None:
-    """Checks that the MLflow server of ``MLFLOW_TRACKING_URI`` answers (an ``http(s)`` one; a local store
-    needs no check), so that a run is refused in seconds, before anything is written.
+    """Checks that mlflow is installed and that the MLflow server of ``MLFLOW_TRACKING_URI`` answers (an
+    ``http(s)`` one; a local store needs no check), so that a run is refused in seconds, before anything is
+    written.
 
     Raises:
+        ImportError: mlflow is not installed (the ``mlflow`` extra).
         ConnectionError: it does not answer (the message names it and says what to do).
     """
+    if importlib.util.find_spec("mlflow") is None:
+        raise ImportError("--recorder mlflow needs the mlflow extra: pip install 'border_py[mlflow]'")
     uri = os.environ.get("MLFLOW_TRACKING_URI", "")
     if not uri.startswith(("http://", "https://")):
         return
