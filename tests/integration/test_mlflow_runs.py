@@ -14,7 +14,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from border_py import TrainingInterrupted
-from border_py.plot import read_curve
+from border_py.plot import group_runs, plot, read_curve
 from border_py.run import TrainOptions, train
 from border_py.run.cli import main
 from border_py.run.rundir import MLFLOW_RUN_FILE
@@ -53,6 +53,8 @@ def test_a_cli_run_is_named_tagged_kept_in_tensorboard_and_shows_what_a_resume_c
     }  # fmt: skip
     assert {a.path for a in tracking.list_artifacts(run_id)} >= {"config.yaml", "best", "checkpoints"}
     assert len(read_curve(run, "eval/episode_return").opt_steps) == 2  # TensorBoard beside MLflow
+    figure = plot(group_runs([run], "eval/episode_return"), "eval/episode_return", tmp_path / "curve.png")
+    assert figure.stat().st_size > 10_000  # border_py.plot draws the MLflow run
     assert main(["resume", *flags, "--set", "trainer.max_opts=60"]) == 0
     assert _run_id(run) == run_id
     resumed = tracking.get_run(run_id)
