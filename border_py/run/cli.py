@@ -47,11 +47,13 @@ REFUSED = (
 """Errors that are the user's input (a config, a directory, a missing extra): one line, exit 2."""
 
 
-def _run_flags(parser: argparse.ArgumentParser) -> None:
+def _run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> None:
     parser.add_argument(
         "--set", nargs="+", default=[], metavar="KEY=VALUE", help="override fields (agent.lr=3e-4)"
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    if not recording:  # tune: each trial records to TensorBoard in its own run directory
+        return
     parser.add_argument(
         "--recorder", choices=RECORDERS, default="tensorboard", help="TensorBoard, or TensorBoard and MLflow"
     )
@@ -104,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     from border_py.run.tune import add_tune_flags
 
     add_tune_flags(tune)
-    _run_flags(tune)
+    _run_flags(tune, recording=False)
     listing = verbs.add_parser("zoo", help="list the zoo's algorithms, env ids and variants")
     listing.add_argument("algo", nargs="?")
     return parser
