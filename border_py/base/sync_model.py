@@ -9,12 +9,13 @@ a policy with train and eval modes that loads acting states. ``SyncAgent`` is th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from border_py.base.agent import Agent
 from border_py.base.typevars import A_co, B_contra, O_contra
 
 
+@runtime_checkable
 class SyncModel(Protocol):
     """An agent whose acting part can be copied into another process."""
 

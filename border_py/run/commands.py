@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 import attrs
 
+from border_py.base.sync_model import SyncModel
 from border_py.checkpoint import resolve_saved, saved_model_problem, skipped_checkpoints
 from border_py.config import ConfigError
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
@@ -168,7 +169,7 @@ def _prepare_async(
     from border_py.distributed import AsyncTrainer
 
     assert experiment.distributed is not None
-    if not all(callable(getattr(agent, m, None)) for m in ("acting_state", "load_acting_state")):
+    if not isinstance(agent, SyncModel):
         raise ValueError(f"{type(agent).__name__} cannot act in other processes (it is no SyncModel)")
     trainer: Any = AsyncTrainer(
         experiment.trainer,
@@ -238,7 +239,7 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
         with prepare(experiment, resume_from, options.observers, options.source) as prepared:
             if fresh_start and run_dir.holds_a_run():
                 removed = run_dir.clear()
-                _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}")
+                _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}", err=True)
             changes = _resume_changes(run_dir, experiment) if resume_from is not None else {}
             run_dir.write_config(experiment)
             result = _run_recorded(prepared, run_dir, experiment, options, resume_from, changes)
@@ -303,9 +304,9 @@ def _summary(result: TrainResult) -> str:
     )
 
 
-def _say(options: TrainOptions, line: str) -> None:
+def _say(options: TrainOptions, line: str, err: bool = False) -> None:
     if not options.quiet:
-        print(line, file=sys.stderr if line.startswith("removed") else sys.stdout)
+        print(line, file=sys.stderr if err else sys.stdout)  # looked up now: callers may replace them
 
 
 def _saved_model(path: Path, field: str) -> Path:

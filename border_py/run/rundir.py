@@ -20,19 +20,18 @@ untrusted input: nothing here writes or removes through a symbolic link found in
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, load_meta, resolve_saved
 from border_py.model_dir import ModelDir
 from border_py.run.codec import dump_experiment, load_experiment
 from border_py.run.experiment import AnyExperiment
-from border_py.trainer.result import Evaluation, TrainResult
+from border_py.trainer.result import TrainResult, parse_evaluations
+from border_py.trainer.state import read_trainer_state
 
 CONFIG_FILE = "config.yaml"
 TENSORBOARD_DIR = "tensorboard"
@@ -177,10 +176,9 @@ class RunDir(ModelDir):
         point = self.resume_point()
         if point is None:
             raise FileNotFoundError(f"{self.path} holds no complete checkpoint")
-        file = point / TRAINER_STATE_FILE
+        books = read_trainer_state(point)["books"]
         try:
-            books = json.loads(file.read_text())["books"]
-            evaluations = tuple(Evaluation(int(o), int(e), float(v)) for o, e, v in books["evaluations"])
+            evaluations = tuple(parse_evaluations(books["evaluations"]))
             return TrainResult(
                 opt_steps=int(books["opt_steps"]),
                 env_steps=int(books["env_steps"]),
@@ -188,10 +186,5 @@ class RunDir(ModelDir):
                 last_score=evaluations[-1].score if evaluations else None,
                 evaluations=evaluations,
             )
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{file}: not a readable trainer state: {exc!r}") from exc
-
-    def describe(self) -> dict[str, Any]:
-        """A summary for messages: the path, what it holds, the newest checkpoint."""
-        point = self.resume_point()
-        return {"path": str(self.path), "holds": self.contents(), "latest": point.name if point else None}
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{point / TRAINER_STATE_FILE}: the counters are malformed: {exc!r}") from exc

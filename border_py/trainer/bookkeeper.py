@@ -21,7 +21,13 @@ from border_py.base.typevars import A, O
 from border_py.checkpoint import Writer, prune_checkpoints, save_checkpoint
 from border_py.record import Record
 from border_py.trainer.config import TrainerConfig
-from border_py.trainer.result import Evaluation, EvaluationObserver, StopReason, TrainResult
+from border_py.trainer.result import (
+    Evaluation,
+    EvaluationObserver,
+    StopReason,
+    TrainResult,
+    parse_evaluations,
+)
 
 
 class Bookkeeper(Generic[O, A]):
@@ -241,7 +247,7 @@ class Bookkeeper(Generic[O, A]):
         try:
             self.env_steps, self.opt_steps = int(state["env_steps"]), int(state["opt_steps"])
             self.warmup_end, self.best_score = int(state["warmup_end"]), float(state["best_score"])
-            self.evaluations = [Evaluation(int(o), int(e), float(s)) for o, e, s in state["evaluations"]]
+            self.evaluations = parse_evaluations(state["evaluations"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"the trainer state's counters are malformed: {exc!r}") from exc
         self.last_checkpoint = self.opt_steps

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal, TypeAlias
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, TypeAlias
 
 import attrs
 
@@ -19,6 +19,19 @@ class Evaluation:
     opt_steps: int
     env_steps: int
     score: float
+
+
+def parse_evaluations(rows: Iterable[Any]) -> list[Evaluation]:
+    """Evaluations from a checkpoint's ``[opt_steps, env_steps, score]`` rows.
+
+    Raises:
+        ValueError, TypeError: a row is not three numbers.
+
+    Example:
+        >>> parse_evaluations([[1, 10, 0.5]])
+        [Evaluation(opt_steps=1, env_steps=10, score=0.5)]
+    """
+    return [Evaluation(int(o), int(e), float(s)) for o, e, s in rows]
 
 
 EvaluationObserver: TypeAlias = Callable[[Evaluation], bool]

@@ -125,8 +125,9 @@ def write_trainer_state(path: Path, state: Mapping[str, Any]) -> Path:
     return file
 
 
-def read_trainer_state(path: Path, regime: str) -> dict[str, Any]:
-    """Reads ``path/trainer_state.json`` written by a run of ``regime`` (``online``, ``offline``, ...).
+def read_trainer_state(path: Path, regime: str | None = None) -> dict[str, Any]:
+    """Reads ``path/trainer_state.json`` written by a run of ``regime`` (``online``, ``offline``, ...;
+    ``None``: any regime, to read its counters).
 
     Raises:
         FileNotFoundError: the file is missing.
@@ -146,7 +147,7 @@ def read_trainer_state(path: Path, regime: str) -> dict[str, Any]:
         raise ValueError(f"{file} is not a training state: expected the keys {sorted(_STATE_KEYS)}")
     if state["format"] != STATE_FORMAT:
         raise ValueError(f"{file} has format {state['format']!r}; this border_py reads format {STATE_FORMAT}")
-    if state["regime"] != regime:
+    if regime is not None and state["regime"] != regime:
         raise ValueError(f"{file} is a checkpoint of {state['regime']!r} training, not of {regime!r}")
     return state
 
