@@ -10,6 +10,7 @@ checkpoint every ``save_interval``, and decide when training stops (``max_opts``
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic
@@ -40,12 +41,13 @@ class Bookkeeper(Generic[O, A]):
         evaluator: scores the agent every ``eval_interval`` opt steps.
         meta: what every saved directory's ``meta.yaml`` records besides the counters (the configs).
         take_record: the regime's own numbers since the last call, recorded at each ``record_interval``
-            beside the counters (online: ``time/fps``; offline: none).
+            beside the counters (online: ``time/fps``, ``time/act_seconds``, ``time/env_seconds``;
+            offline: none).
         write_state: writes the training state (the regime's and :meth:`state_dict`) into a checkpoint.
         observers: hear each evaluation; one returning ``True`` stops training (``stop_reason``
             ``"observer"``).
 
-    Example:
+    Examples:
         >>> from border_py.testing import FakeAgent
         >>> from border_py.recorders import BufferedRecorder
         >>> books = Bookkeeper(TrainerConfig(max_opts=2), FakeAgent(), BufferedRecorder(), None, {},
@@ -84,6 +86,7 @@ class Bookkeeper(Generic[O, A]):
         self.evaluations: list[Evaluation] = []
         self.skipped_in_a_row = 0
         self.opt_seconds = 0.0
+        self.eval_seconds = 0.0
         self.opt_steps_since_record = 0
         self.last_checkpoint: int | None = None
         self._score_reached = False
@@ -150,10 +153,12 @@ class Bookkeeper(Generic[O, A]):
     def _evaluate(self) -> None:
         assert self.evaluator is not None  # checked before training starts
         self.agent.eval()
+        start = time.perf_counter()
         try:
             score, record = self.evaluator.evaluate(self.agent)
         finally:
             self.agent.train()
+            self.eval_seconds += time.perf_counter() - start
         evaluation = Evaluation(self.opt_steps, self.env_steps, score)
         self.evaluations.append(evaluation)
         self.recorder.store(record.merge({"eval_reward": score}))
@@ -168,12 +173,14 @@ class Bookkeeper(Generic[O, A]):
 
     def _record(self) -> None:
         opt_rate = self.opt_steps_since_record / self.opt_seconds if self.opt_seconds > 0 else 0.0
-        self.opt_seconds, self.opt_steps_since_record = 0.0, 0
         counters: dict[str, float] = {
             "env_steps": self.env_steps,
             "opt_steps": self.opt_steps,
             "time/opt_steps_per_sec": opt_rate,
+            "time/opt_seconds": self.opt_seconds,
+            "time/eval_seconds": self.eval_seconds,
         }
+        self.opt_seconds, self.eval_seconds, self.opt_steps_since_record = 0.0, 0.0, 0
         counters.update(self.take_record())
         self.recorder.store(Record(counters))
         self.recorder.flush(self.opt_steps)

@@ -37,6 +37,7 @@ from border_py.config import to_dict
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
+    OnStart,
     PreparedRun,
     check_agent_fits,
     check_checkpoint,
@@ -70,7 +71,7 @@ class Trainer(Generic[E, P, R]):
         step_proc_config: builds the step processor (one per sub-env of a vector env).
         replay_buffer_config: builds the replay buffer with ``config.seed``.
 
-    Example:
+    Examples:
         >>> from border_py.testing import (CountingEnvConfig, FakeAgent, ListBufferConfig,
         ...                                RecordingStepProcessorConfig)
         >>> from border_py.recorders import BufferedRecorder
@@ -128,10 +129,19 @@ class Trainer(Generic[E, P, R]):
             env.close()
             raise
 
-        def start(recorder: Recorder, progress: bool) -> TrainResult:
+        def start(recorder: Recorder, progress: bool, on_start: OnStart) -> TrainResult:
             with training_session(config, resume_from):
                 return run_training(
-                    config, regime, agent, buffer, recorder, evaluator, progress, resume_from, self.observers
+                    config,
+                    regime,
+                    agent,
+                    buffer,
+                    recorder,
+                    evaluator,
+                    progress,
+                    resume_from,
+                    self.observers,
+                    on_start,
                 )
 
         return PreparedRun(start, env.close)
@@ -251,8 +261,9 @@ class OnlineRegime(Generic[O, A, I, B]):
         return opts_due(before, books.env_steps, books.warmup_end, self.config.opt_interval)
 
     def take_record(self) -> dict[str, float]:
-        """``time/fps``: the sampler's env steps per second since the last call."""
-        return {"time/fps": self.sampler.take_fps()}
+        """Since the last call: ``time/fps``, the sampler's env steps per second, and its seconds in the
+        policy (``time/act_seconds``) and in the env (``time/env_seconds``)."""
+        return self.sampler.take_times()
 
     def state_dict(self) -> dict[str, Any]:
         """The sampler's unfinished episode and whether the buffer is saved beside it."""
@@ -278,7 +289,7 @@ def opts_due(before: int, after: int, warmup_end: int, opt_interval: int) -> int
     """How many opt steps the env steps ``before + 1 .. after`` call for: one per multiple of
     ``opt_interval`` past ``warmup_end`` (one env step at a time: 1 or 0; a vector env takes several).
 
-    Example:
+    Examples:
         >>> opts_due(9, 10, warmup_end=0, opt_interval=2), opts_due(0, 16, warmup_end=4, opt_interval=4)
         (1, 3)
     """

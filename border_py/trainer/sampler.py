@@ -53,7 +53,7 @@ class SyncSampler(Generic[O, A, I]):
     Raises:
         ValueError: a vector env without one step processor per sub-env, or an env with a sequence.
 
-    Example:
+    Examples:
         >>> from border_py.testing import CountingEnv, ConstantPolicy, ListBuffer, RecordingStepProcessor
         >>> sampler = SyncSampler(CountingEnv(episode_length=3), RecordingStepProcessor())
         >>> buffer = ListBuffer()
@@ -86,6 +86,7 @@ class SyncSampler(Generic[O, A, I]):
         self._episode_actions: list[A] = []
         self._steps_since_take = 0
         self._seconds_since_take = 0.0
+        self._act_seconds_since_take = 0.0
 
     def sample_and_push(self, policy: Policy[O, A], buffer: ExperienceBuffer[I]) -> Sequence[Record]:
         """Takes one env step (one in every sub-env of a vector env) with ``policy`` and pushes the items
@@ -103,7 +104,9 @@ class SyncSampler(Generic[O, A, I]):
             if self._obs is None:
                 self._obs = env.reset()
                 step_processor.reset(self._obs)
+            acting = time.perf_counter()
             act = policy.sample(self._obs)
+            self._act_seconds_since_take += time.perf_counter() - acting
             step, record = env.step(act)
             self._obs = _push(step_processor, step, buffer)
             if step.is_done:
@@ -127,16 +130,30 @@ class SyncSampler(Generic[O, A, I]):
             for proc, o in zip(step_processors, self._vec_obs, strict=True):
                 proc.reset(o)
         obs = self._vec_obs
-        steps, records = env.step(sample_all(policy, obs))
+        acting = time.perf_counter()
+        actions = sample_all(policy, obs)
+        self._act_seconds_since_take += time.perf_counter() - acting
+        steps, records = env.step(actions)
         for i, (proc, step) in enumerate(zip(step_processors, steps, strict=True)):
             obs[i] = _push(proc, step, buffer)
         return records
 
     def take_fps(self) -> float:
         """Env steps per second of sampling time since the previous call (0.0 when nothing was sampled)."""
+        return self.take_times()["time/fps"]
+
+    def take_times(self) -> dict[str, float]:
+        """Since the previous call: ``time/fps`` (env steps per second of sampling time, 0.0 when nothing
+        was sampled), and where that time went: ``time/act_seconds`` in the policy,
+        ``time/env_seconds`` in the env and the step processor."""
         steps, seconds = self._steps_since_take, self._seconds_since_take
-        self._steps_since_take, self._seconds_since_take = 0, 0.0
-        return steps / seconds if seconds > 0.0 else 0.0
+        acting = self._act_seconds_since_take
+        self._steps_since_take, self._seconds_since_take, self._act_seconds_since_take = 0, 0.0, 0.0
+        return {
+            "time/fps": steps / seconds if seconds > 0.0 else 0.0,
+            "time/act_seconds": acting,
+            "time/env_seconds": seconds - acting,
+        }
 
     def state_dict(self) -> dict[str, Any]:
         """The current episode, for a checkpoint: how the env started it, its actions so far and the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import time
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,29 @@ def test_take_fps_counts_steps_since_the_last_take() -> None:
     fps = sampler.take_fps()
     assert fps > 0.0
     assert sampler.take_fps() == 0.0
+
+
+class _SlowPolicy:
+    """Takes ``delay`` seconds to choose an action."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def sample(self, obs: Any) -> int:
+        time.sleep(self.delay)
+        return 0
+
+
+def test_take_times_splits_sampling_time_between_policy_and_env() -> None:
+    sampler = SyncSampler(CountingEnv(), RecordingStepProcessor())
+    buffer = ListBuffer()
+    for _ in range(5):
+        sampler.sample_and_push(_SlowPolicy(0.01), buffer)
+    times = sampler.take_times()
+    assert times["time/act_seconds"] >= 0.05  # five sleeps of 10 ms in the policy
+    assert 0.0 <= times["time/env_seconds"] < times["time/act_seconds"]
+    assert times["time/fps"] == pytest.approx(5 / (times["time/act_seconds"] + times["time/env_seconds"]))
+    assert sampler.take_times() == {"time/fps": 0.0, "time/act_seconds": 0.0, "time/env_seconds": 0.0}
 
 
 class _ScriptedPolicy:

@@ -73,6 +73,9 @@ def test_opt_eval_record_and_save_happen_exactly_on_schedule(tmp_path: Path) -> 
     assert second["eval/episode_return"] == 2.0  # opt 6
     assert first.get_scalar("time/fps") > 0.0
     assert first.get_scalar("time/opt_steps_per_sec") > 0.0
+    # Where the time went since the last record: every part measured, none counted twice.
+    for part in ("act", "env", "opt", "eval"):
+        assert first.get_scalar(f"time/{part}_seconds") > 0.0
 
 
 def test_skipped_opts_are_not_opt_steps() -> None:

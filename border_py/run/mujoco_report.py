@@ -1,0 +1,179 @@
+"""The MuJoCo campaign's report, from its run directories alone: per run the final evaluation (the last
+checkpoint, deterministic, normalisation statistics frozen) and the best one during training, the median
+per env against RL Zoo's table, where the wall-clock went, and an rliable aggregate (interquartile mean of
+normalised scores with stratified bootstrap confidence intervals) with its figure and the per-env curves.
+
+A score is normalised as ``(score - random) / (rl_zoo - random)``: 1.0 is RL Zoo's published PPO return,
+0.0 a uniform-random policy's (measured here over the same number of episodes).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from border_py.run.commands import evaluate
+from border_py.run.mujoco_results import ALGO, jobs
+from border_py.run.rundir import RunDir
+
+RL_ZOO: dict[str, tuple[float, float]] = {
+    # RL Zoo's benchmark table (rl-baselines3-zoo benchmark.md, PPO, v3 envs, 1M env steps): mean, std.
+    "Hopper-v5": (2410.4, 10.0),
+    "Walker2d-v5": (3478.8, 821.7),
+    "HalfCheetah-v5": (5819.1, 663.5),
+    "Swimmer-v5": (281.6, 9.7),
+}
+TIME_KEYS = ("time/act_seconds", "time/env_seconds", "time/opt_seconds", "time/eval_seconds")
+
+
+@attrs.frozen
+class RunSummary:
+    """One finished (env, seed) run."""
+
+    env_id: str
+    seed: int
+    final: float
+    best: float
+    env_steps: int
+    seconds: dict[str, float]
+    """Seconds spent per :data:`TIME_KEYS` entry, summed over the run's records."""
+
+
+def summarize_run(env_id: str, seed: int, model_dir: Path, episodes: int) -> RunSummary:
+    """Evaluates the run's last checkpoint and reads its counters and timings.
+
+    Raises:
+        FileNotFoundError: the run has no checkpoint (train it first).
+    """
+    from border_py.plot import read_curve
+
+    run_dir = RunDir(model_dir)
+    point = run_dir.resume_point()
+    if point is None:
+        raise FileNotFoundError(
+            f"{model_dir}: no checkpoint; run `python -m border_py.run.mujoco_results run`"
+        )
+    result = run_dir.last_result()
+    final = evaluate(run_dir.read_config(), model_dir, point.name, episodes=episodes, quiet=True)
+    seconds = {key: float(read_curve(model_dir, key).values.sum()) for key in TIME_KEYS}
+    return RunSummary(env_id, seed, final, result.best_score, result.env_steps, seconds)
+
+
+def random_score(env_id: str, episodes: int, seed: int = 0) -> float:
+    """A uniform-random policy's mean return over ``episodes`` episodes."""
+    import gymnasium as gym
+
+    env = gym.make(env_id)
+    env.action_space.seed(seed)
+    total = 0.0
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        done = False
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+            total += float(reward)
+            done = terminated or truncated
+    env.close()
+    return total / episodes
+
+
+def normalised(runs: Sequence[RunSummary], randoms: dict[str, float]) -> dict[str, Any]:
+    """Per env, the seeds' normalised final scores as one (seeds, 1) array: rliable's layout for a task."""
+    out: dict[str, Any] = {}
+    for env_id in dict.fromkeys(r.env_id for r in runs):
+        zoo, low = RL_ZOO[env_id][0], randoms[env_id]
+        out[env_id] = np.array([[(r.final - low) / (zoo - low)] for r in runs if r.env_id == env_id])
+    return out
+
+
+def aggregate(scores: dict[str, Any], reps: int = 5000) -> dict[str, tuple[float, float, float]]:
+    """IQM, median and mean of the normalised scores over every run, each with its 95% stratified
+    bootstrap confidence interval (rliable): name -> (point, low, high)."""
+    from rliable import library as rly
+    from rliable import metrics
+
+    matrix = np.concatenate([scores[env] for env in scores], axis=1)  # (seeds, envs): resampled per env
+    names = ("IQM", "median", "mean")
+
+    def stats(x: Any) -> Any:
+        return np.array([metrics.aggregate_iqm(x), metrics.aggregate_median(x), metrics.aggregate_mean(x)])
+
+    points, intervals = rly.get_interval_estimates({"ppo": matrix}, stats, reps=reps)
+    return {
+        name: (float(points["ppo"][i]), float(intervals["ppo"][0, i]), float(intervals["ppo"][1, i]))
+        for i, name in enumerate(names)
+    }
+
+
+def table(runs: Sequence[RunSummary], randoms: dict[str, float]) -> str:
+    """The per-env markdown table: finals and bests per seed, medians against RL Zoo's number."""
+    lines = [
+        "| env | seeds | final eval per seed | median final | best eval per seed | RL Zoo (v3) | "
+        "median vs RL Zoo | random policy |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for env_id in dict.fromkeys(r.env_id for r in runs):
+        rows = [r for r in runs if r.env_id == env_id]
+        median = statistics.median(r.final for r in rows)
+        zoo, std = RL_ZOO[env_id]
+        cells = [
+            env_id,
+            ", ".join(str(r.seed) for r in rows),
+            " / ".join(f"{r.final:,.1f}" for r in rows),
+            f"{median:,.1f}",
+            " / ".join(f"{r.best:,.1f}" for r in rows),
+            f"{zoo:,.1f} ± {std:,.1f}",
+            f"{median / zoo - 1:+.0%}",
+            f"{randoms[env_id]:,.1f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def time_table(runs: Sequence[RunSummary]) -> str:
+    """Where each run's time went (minutes, summed over its records), mean over seeds per env."""
+    lines = [
+        "| env | acting | env steps | gradient steps | evaluation | total |",
+        "|---|---|---|---|---|---|",
+    ]
+    for env_id in dict.fromkeys(r.env_id for r in runs):
+        rows = [r for r in runs if r.env_id == env_id]
+        mean = {k: statistics.mean(r.seconds[k] for r in rows) / 60 for k in TIME_KEYS}
+        cells = [env_id, *(f"{mean[k]:.1f} min" for k in TIME_KEYS), f"{sum(mean.values()):.1f} min"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def report(out: Path, envs: Sequence[str], seeds: Sequence[int], figures: Path | None, episodes: int) -> int:
+    """Prints the tables and the aggregate; with ``figures``, writes the per-env curves and the aggregate
+    figure there. Runs that have not finished are listed and left out."""
+    finished = [job for job in jobs(out, envs, seeds) if job.finished()]
+    missing = [f"{job.env_id} seed {job.seed}" for job in jobs(out, envs, seeds) if job not in finished]
+    if missing:
+        print(f"not finished, left out: {', '.join(missing)}")
+    if not finished:
+        print(f"no finished run in {out}")
+        return 1
+    runs = [summarize_run(j.env_id, j.seed, j.model_dir, episodes) for j in finished]
+    randoms = {env: random_score(env, episodes) for env in dict.fromkeys(r.env_id for r in runs)}
+    print(table(runs, randoms), "", time_table(runs), "", sep="\n")
+    scores = normalised(runs, randoms)
+    summary = aggregate(scores)
+    for name, (point, low, high) in summary.items():
+        print(f"{name} of normalised final scores over {len(runs)} runs: {point:.2f} ", end="")
+        print(f"(95% CI {low:.2f}-{high:.2f})")
+    if figures is not None:
+        from border_py.run import mujoco_figures
+
+        for env_id in dict.fromkeys(r.env_id for r in runs):
+            dirs = [j.model_dir for j in finished if j.env_id == env_id]
+            png = figures / f"{ALGO}_{env_id}.png"
+            print(f"wrote {mujoco_figures.curves(env_id, dirs, RL_ZOO[env_id][0], png)}")
+        png = figures / f"{ALGO}_mujoco_aggregate.png"
+        print(f"wrote {mujoco_figures.aggregate_figure(summary, scores, png)}")
+    return 0

@@ -1,0 +1,128 @@
+"""PPO on the MuJoCo suite at the published budget (1M env steps), over seeds, against RL Zoo's table.
+
+    python -m border_py.run.mujoco_results run --jobs 2        # 4 envs x seeds 0-2, two at a time
+    python -m border_py.run.mujoco_results report --figures docs/images
+
+``run`` trains every (env, seed) with exactly the zoo entry a user gets from ``border-py train ppo --env
+ENV --seed N``, each in ``<out>/<env>/seed<N>`` as its own ``border-py`` process (one torch thread each,
+``--jobs`` at a time). It is safe to stop and start again: a finished run is skipped, a stopped one is
+resumed from its newest checkpoint, one stopped before its first checkpoint starts over. ``report``
+reads the run directories only (:mod:`border_py.run.mujoco_report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+
+from border_py.run.rundir import RunDir
+
+ALGO = "ppo"
+ENVS = ("Hopper-v5", "Walker2d-v5", "HalfCheetah-v5", "Swimmer-v5")
+
+
+@attrs.frozen
+class Job:
+    """One (env, seed) run and where it lives."""
+
+    env_id: str
+    seed: int
+    model_dir: Path
+    overrides: tuple[str, ...] = ()
+    """``--set`` overrides for a run from scratch (a smoke test's tiny budget); none for the campaign."""
+
+    def finished(self) -> bool:
+        """Whether the run's newest checkpoint is at its env-step budget."""
+        run_dir = RunDir(self.model_dir)
+        if run_dir.resume_point() is None:
+            return False
+        budget = run_dir.read_config().trainer.max_env_steps
+        return budget is not None and run_dir.last_result().env_steps >= budget
+
+    def argv(self) -> list[str]:
+        """The ``border-py`` command that carries the run on: resume from the newest checkpoint, or train
+        from scratch (``--overwrite`` removes what a run stopped before its first checkpoint left)."""
+        common = ["--model-dir", str(self.model_dir), "--no-progress"]
+        if RunDir(self.model_dir).resume_point() is not None:
+            return ["resume", *common]
+        changes = ["--set", *self.overrides] if self.overrides else []
+        return [
+            "train",
+            ALGO,
+            "--env",
+            self.env_id,
+            "--seed",
+            str(self.seed),
+            "--overwrite",
+            *common,
+            *changes,
+        ]
+
+
+def jobs(out: Path, envs: Sequence[str], seeds: Sequence[int], overrides: Sequence[str] = ()) -> list[Job]:
+    """Seed-major: every env's seed 0 first, so a partial campaign covers every env."""
+    return [Job(env, seed, out / env / f"seed{seed}", tuple(overrides)) for seed in seeds for env in envs]
+
+
+def _carry_on(job: Job) -> tuple[Job, int, float]:
+    job.model_dir.mkdir(parents=True, exist_ok=True)
+    log = job.model_dir.parent / f"seed{job.seed}.log"
+    start = time.perf_counter()
+    with log.open("a", encoding="utf-8") as out:
+        argv = [sys.executable, "-m", "border_py", *job.argv()]
+        out.write(f"$ {' '.join(argv)}\n")
+        out.flush()
+        status = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, check=False).returncode
+    return job, status, time.perf_counter() - start
+
+
+def run(
+    out: Path, envs: Sequence[str], seeds: Sequence[int], n_jobs: int, overrides: Sequence[str] = ()
+) -> int:
+    """Runs what is left, ``n_jobs`` processes at a time; 1 if any run failed (its log named)."""
+    todo = [job for job in jobs(out, envs, seeds, overrides) if not job.finished()]
+    print(f"{len(todo)} run(s) to train or resume in {out}, {n_jobs} at a time", flush=True)
+    failed = 0
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        for job, status, seconds in pool.map(_carry_on, todo):
+            where = job.model_dir.parent / f"seed{job.seed}.log"
+            verdict = "done" if status == 0 else f"FAILED with status {status} (see {where})"
+            print(f"{job.env_id} seed {job.seed}: {verdict} in {seconds / 60:.1f} min", flush=True)
+            failed += status != 0
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``run`` or ``report``."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("command", choices=["run", "report"])
+    parser.add_argument("--out", type=Path, default=Path("runs/mujoco"), help="run directories go here")
+    parser.add_argument("--envs", nargs="+", choices=ENVS, default=list(ENVS))
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--jobs", type=int, default=2, help="runs at a time (run)")
+    parser.add_argument("--figures", type=Path, default=None, help="write the PNGs here (report)")
+    parser.add_argument("--episodes", type=int, default=10, help="final evaluation episodes (report)")
+    parser.add_argument(
+        "--set", nargs="+", default=[], metavar="KEY=VALUE", help="overrides for new runs (a smoke test)"
+    )
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be >= 1, got {args.jobs}")
+    if args.command == "run":
+        return run(args.out, args.envs, args.seeds, args.jobs, args.set)
+    from border_py.run import mujoco_report
+
+    return mujoco_report.report(args.out, args.envs, args.seeds, args.figures, args.episodes)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
