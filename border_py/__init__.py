@@ -17,7 +17,7 @@ processor's items are what the buffer stores and the buffer's batches are what t
 Names are imported on first use, so ``import border_py`` is quick and imports neither torch nor any
 optional dependency.
 
-Example:
+Examples:
     >>> from border_py import GymEnvConfig, SimpleReplayBufferConfig, SimpleStepProcessorConfig
     >>> from border_py import Trainer, TrainerConfig
     >>> trainer = Trainer(
@@ -122,6 +122,7 @@ if TYPE_CHECKING:
     )
     from border_py.trainer import (
         Evaluation,
+        ExperienceSourceError,
         OfflineTrainer,
         ResumeWarning,
         StopReason,
@@ -207,6 +208,7 @@ _EXPORTS: dict[str, str] = {
     "Trainer": "border_py.trainer",
     "TrainerConfig": "border_py.trainer",
     "TrainerOf": "border_py.trainer",
+    "ExperienceSourceError": "border_py.trainer",
     "TrainingInterrupted": "border_py.trainer",
 }
 """Each public name and the module that defines it."""
@@ -246,6 +248,7 @@ __all__ = [
     "Evaluation",
     "Evaluator",
     "ExperienceBuffer",
+    "ExperienceSourceError",
     "FrameReplayBuffer",
     "FrameReplayBufferConfig",
     "FrameStackStepProcessor",

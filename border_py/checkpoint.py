@@ -26,6 +26,11 @@ What a crash can cost, and what it cannot:
 - Removing a checkpoint (``keep_checkpoints``) first renames it to a hidden ``.<name>.del-<pid>``, then
   deletes that: a crash mid-removal leaves a hidden leftover, never a half-deleted visible checkpoint.
 - A crash loses at most the work since the last checkpoint.
+
+A model directory is untrusted input: a symbolic link found inside it (a numbered checkpoint, ``best``, a
+hidden leftover) is never followed, read or written through; a link where a checkpoint is expected is
+passed over (:func:`skipped_checkpoints` names it), and cleaning up removes the link itself, never what it
+points to.
 """
 
 from __future__ import annotations
@@ -96,7 +101,7 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
     """
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     old = path.with_name(f".{path.name}.old-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    _remove(tmp)
     try:
         tmp.mkdir(parents=True)
         written = [file for write in writers for file in write(tmp)]
@@ -112,12 +117,20 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if path.exists():
-        path.rename(old)
+    if path.exists() or path.is_symlink():
+        path.rename(old)  # a link renames as itself: what it points to is never replaced
     tmp.rename(path)
     _fsync(path.parent)
-    shutil.rmtree(old, ignore_errors=True)
+    _remove(old)
     return [path / p.relative_to(tmp) for p in written] + [path / META_FILE]
+
+
+def _remove(path: Path) -> None:
+    """Removes ``path`` if there: a link itself (never what it points to), a directory with its files."""
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def remove_checkpoint(path: Path) -> None:
@@ -156,7 +169,13 @@ def recover_model_dir(model_dir: Path) -> list[str]:
         return done
     for entry in sorted(model_dir.iterdir()):
         match = _HIDDEN.match(entry.name)
-        if match is None or not entry.is_dir() or _may_be_saving(int(match["pid"])):
+        if match is None or _may_be_saving(int(match["pid"])):
+            continue
+        if entry.is_symlink():  # never ours: a save or a removal renames directories, never links
+            entry.unlink()
+            done.append(f"removed the link {entry} (not what it points to)")
+            continue
+        if not entry.is_dir():
             continue
         target = model_dir / match["name"]
         if match["kind"] == "old" and not target.exists() and (entry / META_FILE).is_file():
@@ -209,11 +228,24 @@ def is_resumable(path: Path) -> bool:
     return checkpoint_problem(path) is None
 
 
-def _numbered(model_dir: Path) -> list[Path]:
+def _numbered_entries(model_dir: Path) -> list[Path]:
+    """Every ``model_dir/<digits>`` entry that is a directory or a link (followed or not), by number."""
     if not model_dir.is_dir():
         return []
     return sorted(
-        (p for p in model_dir.iterdir() if p.name.isdigit() and p.is_dir()), key=lambda p: int(p.name)
+        (p for p in model_dir.iterdir() if p.name.isdigit() and (p.is_dir() or p.is_symlink())),
+        key=lambda p: int(p.name),
+    )
+
+
+def _numbered(model_dir: Path) -> list[Path]:
+    """The numbered directories, links left out: one is never a checkpoint of this run."""
+    return [p for p in _numbered_entries(model_dir) if not p.is_symlink()]
+
+
+def _link_problem(path: Path) -> str | None:
+    return (
+        f"{path} is a symbolic link: never followed inside a model directory" if path.is_symlink() else None
     )
 
 
@@ -227,7 +259,7 @@ def latest_checkpoint(model_dir: Path) -> Path | None:
 
     Incomplete directories are never picked (:func:`skipped_checkpoints` says which and why).
 
-    Example:
+    Examples:
         >>> latest_checkpoint(Path("no/such/dir")) is None
         True
     """
@@ -239,8 +271,12 @@ def skipped_checkpoints(model_dir: Path) -> list[tuple[Path, str]]:
     """The numbered directories newer than :func:`latest_checkpoint` that are not complete checkpoints,
     each with the reason, newest first: what a resume passes over."""
     latest = latest_checkpoint(model_dir)
-    newer = [p for p in _numbered(model_dir) if latest is None or int(p.name) > int(latest.name)]
-    return [(p, problem) for p in reversed(newer) if (problem := checkpoint_problem(p)) is not None]
+    newer = [p for p in _numbered_entries(model_dir) if latest is None or int(p.name) > int(latest.name)]
+    return [
+        (p, problem)
+        for p in reversed(newer)
+        if (problem := _link_problem(p) or checkpoint_problem(p)) is not None
+    ]
 
 
 def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:
@@ -260,19 +296,25 @@ def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:
 
 def previous_run(model_dir: Path) -> list[str]:
     """What an earlier training run saved in ``model_dir`` (``best/`` and the numbered checkpoints,
-    complete or not); empty when there is nothing to lose."""
-    found = [p.name + "/" for p in _numbered(model_dir)]
-    if resolve_saved(model_dir / "best").exists():
+    complete or not, links to them too); empty when there is nothing to lose."""
+    found = [p.name + "/" for p in _numbered_entries(model_dir)]
+    best = model_dir / "best"
+    if best.is_symlink() or resolve_saved(best).exists():
         found.insert(0, "best/")
     return found
 
 
 def clear_checkpoints(model_dir: Path) -> list[Path]:
     """Removes ``best/`` and every numbered checkpoint of ``model_dir`` (each with
-    :func:`remove_checkpoint`), to start a new run there; returns what was removed."""
-    doomed = [*_numbered(model_dir), *([model_dir / "best"] if (model_dir / "best").exists() else [])]
+    :func:`remove_checkpoint`; a link is unlinked, what it points to untouched), to start a new run there;
+    returns what was removed."""
+    best = model_dir / "best"
+    doomed = [*_numbered_entries(model_dir), *([best] if best.exists() or best.is_symlink() else [])]
     for path in doomed:
-        remove_checkpoint(path)
+        if path.is_symlink():
+            path.unlink()
+        else:
+            remove_checkpoint(path)
     return doomed
 
 

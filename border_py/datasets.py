@@ -21,6 +21,7 @@ import math
 import os
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 import attrs
@@ -261,7 +262,7 @@ def minari_columns(
 class MinariDatasetConfig:
     """Config of a local Minari dataset as an offline :class:`~border_py.replay_buffer.ArrayDataset`.
 
-    Example:
+    Examples:
         >>> MinariDatasetConfig(dataset_id="pendulum-medium-v0").gamma
         0.99
     """
@@ -275,22 +276,53 @@ class MinariDatasetConfig:
     data_path: str | None = None
     """The datasets' directory; ``None``: ``MINARI_DATASETS_PATH`` (or Minari's default)."""
 
+    def directory(self) -> Path:
+        """Where the dataset's files are: ``data_path`` (else ``MINARI_DATASETS_PATH``, else Minari's
+        default ``~/.minari/datasets``) / ``dataset_id``."""
+        root = self.data_path or os.environ.get("MINARI_DATASETS_PATH") or "~/.minari/datasets"
+        return Path(root).expanduser() / self.dataset_id
+
     def load(self) -> Any:
         """The ``minari.MinariDataset``.
 
         Raises:
-            FileNotFoundError: no such local dataset (the message names where it was looked for).
+            FileNotFoundError: no such local dataset (the message names where it was looked for); nothing
+                is created looking for it.
+            ValueError: the dataset's files are unreadable (truncated, say), the directory named.
         """
         minari = _minari()
-        with datasets_path(self.data_path):
-            try:
-                return minari.load_dataset(self.dataset_id)
-            except FileNotFoundError as exc:
-                raise FileNotFoundError(f"{exc} (the zoo's datasets are built by `make datasets`)") from exc
+        where = self.directory()
+        if not (where / "data").is_dir():  # before Minari, which creates the datasets directory
+            raise FileNotFoundError(
+                f"Dataset {self.dataset_id} not found locally: no {where / 'data'} (the zoo's datasets are "
+                "built by `make datasets`)"
+            )
+        with datasets_path(self.data_path), self._unreadable(where, (OSError, KeyError, ValueError)):
+            return minari.load_dataset(self.dataset_id)
+
+    @contextlib.contextmanager
+    def _unreadable(self, where: Path, errors: tuple[type[Exception], ...]) -> Iterator[None]:
+        """Turns ``errors`` (h5py's and Minari's on damaged files) into one naming the dataset's files."""
+        try:
+            yield
+        except errors as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            raise ValueError(
+                f"dataset {self.dataset_id}: the files in {where / 'data'} are unreadable ({exc}); "
+                "truncated or damaged: build the dataset again"
+            ) from exc
 
     def build(self, seed: int) -> ArrayDataset:
-        """The dataset's transitions, sampled with ``seed``."""
-        columns = minari_columns(self.load(), self.gamma, self.reward_normalization)
+        """The dataset's transitions, sampled with ``seed``.
+
+        Raises:
+            FileNotFoundError, ValueError: see :meth:`load`; ValueError also for data that is not flat
+                arrays.
+        """
+        dataset = self.load()
+        with self._unreadable(self.directory(), (OSError, KeyError)):
+            columns = minari_columns(dataset, self.gamma, self.reward_normalization)
         return ArrayDataset(columns, seed, source=f"Minari dataset {self.dataset_id}")
 
     def metadata(self) -> dict[str, Any]:
@@ -313,7 +345,7 @@ class PrefilledReplayBufferConfig:
     (the oldest overwritten first once it is full): AWAC's online fine-tuning keeps learning from the
     offline data.
 
-    Example:
+    Examples:
         >>> PrefilledReplayBufferConfig(capacity=1000, dataset=MinariDatasetConfig(dataset_id="x")).capacity
         1000
     """

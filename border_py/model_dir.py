@@ -4,7 +4,7 @@ Every trainer holds its ``model_dir`` through :class:`ModelDir` while it trains;
 :class:`~border_py.run.RunDir` extends it with the files it owns (``config.yaml``, the recorder's). A model
 directory is untrusted input: nothing here writes through a link found in it.
 
-Example:
+Examples:
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d, ModelDir(Path(d) / "run").hold() as held:
     ...     held.saved_runs(), held.resume_point()
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from border_py.checkpoint import ensure_writable_dir, latest_checkpoint, previous_run, recover_model_dir
-from border_py.lock import model_dir_lock
+from border_py.lock import LOCK_FILE, model_dir_lock
 
 
 class ModelDir:
@@ -44,10 +44,22 @@ class ModelDir:
         if self.path.is_symlink():
             # The path the user named may be a link (their choice); links found inside it are refused.
             self.path = self.path.resolve()
+        created = not self.path.exists()
         ensure_writable_dir(self.path)
         with model_dir_lock(self.path):
             recover_model_dir(self.path)
-            yield self
+            try:
+                yield self
+            except BaseException:
+                if created:  # a run refused at its checks leaves nothing behind (removed under the lock)
+                    self._remove_if_only_the_lock()
+                raise
+
+    def _remove_if_only_the_lock(self) -> None:
+        lock = self.path / LOCK_FILE
+        if [entry.name for entry in self.path.iterdir()] == [LOCK_FILE]:
+            lock.unlink()
+            self.path.rmdir()
 
     def saved_runs(self) -> list[str]:
         """What an earlier run saved here: ``best/`` and the numbered checkpoints (complete or not)."""

@@ -28,6 +28,8 @@ DQN, IQN and SAC use nothing else; a TD3 or BC agent needs nothing more::
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,7 +76,7 @@ def torch_device(name: str) -> torch.device:
     Raises:
         ValueError: ``name`` is not a device, or names a CUDA device this machine does not have.
 
-    Example:
+    Examples:
         >>> torch_device("cpu")
         device(type='cpu')
     """
@@ -94,7 +96,7 @@ def torch_device(name: str) -> torch.device:
 def mlp(in_dim: int, out_dim: int, hidden: Sequence[int]) -> nn.Sequential:
     """A ReLU MLP ``in_dim -> hidden[0] -> ... -> out_dim`` with a linear output layer.
 
-    Example:
+    Examples:
         >>> mlp(4, 2, (64, 64))[0]
         Linear(in_features=4, out_features=64, bias=True)
     """
@@ -113,7 +115,7 @@ class CriticEnsemble(nn.Module):
     """``n`` independent Q-networks ``Q_i(s, a)``, each an MLP over ``concat(obs, act)`` (SAC, TD3, AWAC and
     IQL take their minimum).
 
-    Example:
+    Examples:
         >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
         torch.Size([2, 5])
     """
@@ -136,7 +138,7 @@ def update_target(target: list[torch.Tensor], online: list[torch.Tensor], tau: f
     the parameters cost more than the arithmetic for small networks, so this is one multi-tensor
     (``_foreach``) kernel.
 
-    Example:
+    Examples:
         >>> a, b = nn.Linear(1, 1), nn.Linear(1, 1)
         >>> update_target(list(a.parameters()), list(b.parameters()), 1.0)
         >>> bool(torch.equal(a.weight, b.weight))
@@ -182,7 +184,7 @@ def clip_grad_norm(parameters: list[torch.Tensor], max_norm: float | None) -> to
     ``max_norm / (norm + 1e-6)`` clamped at 1) without its device grouping and wrappers, which cost more
     than the kernels for a small MLP.
 
-    Example:
+    Examples:
         >>> w = torch.zeros(2, requires_grad=True); w.grad = torch.tensor([3.0, 4.0])
         >>> float(clip_grad_norm([w], 1.0)), [round(g, 3) for g in w.grad.tolist()]
         (5.0, [0.6, 0.8])
@@ -249,9 +251,11 @@ def load_modules(
 
     def read(file: Path) -> Any:
         try:
-            return torch.load(file, map_location=device, weights_only=True)
+            with warnings.catch_warnings():  # torch's asides on an odd file; what is wrong is raised below
+                warnings.simplefilter("ignore")
+                return torch.load(file, map_location=device, weights_only=True)
         except Exception as exc:  # torch raises several types for a corrupt or truncated file
-            raise ValueError(f"{file} is not a readable checkpoint file: {_load_error(exc)}") from exc
+            raise ValueError(f"{file} is not a readable checkpoint file: {_load_error(file, exc)}") from exc
 
     states = {name: read(path / name) for name in modules}
     extra = read(path / "state.pt")
@@ -304,14 +308,26 @@ def _check_matches(file: Path, state: Any, module: nn.Module, agent: str) -> Non
             )
 
 
-def _load_error(exc: Exception) -> str:
-    """What to say of a file ``torch.load`` refused. torch's own message for a file that is not plain
-    tensors advises loading it with ``weights_only=False``, which would run whatever code the file holds:
-    that advice is never passed on."""
+def _load_error(file: Path, exc: Exception) -> str:
+    """What was found in a file ``torch.load`` refused, said plainly. torch's own message for a file that
+    is not plain tensors advises loading it with ``weights_only=False``, which would run whatever code the
+    file holds: that advice is never passed on."""
     text = str(exc)
-    if "weights_only" in text or "Weights only load failed" in text:
-        reason = next((line for line in text.splitlines() if "Unpickler error" in line), "")
-        return "it is not plain tensors (it may hold code, which border_py never runs)" + (
-            f"; {reason.strip()}" if reason else ""
-        )
-    return text.splitlines()[0] if text else type(exc).__name__
+    blocked = re.search(r"unsupported GLOBAL (\S+)", text)
+    if blocked:
+        return f"it holds a Python object ({blocked[1]}) besides tensors, never loaded: it could run code"
+    try:
+        with file.open("rb") as f:
+            head = f.read(4)
+    except OSError as read_error:
+        return f"it cannot be read: {read_error}"
+    if not head:
+        return "the file is empty (0 bytes)"
+    if head == b"PK\x03\x04":
+        first = text.split(". ")[0].strip() or type(exc).__name__
+        return f"it is a damaged torch archive (truncated or corrupt: {first})"
+    if head[:1] != b"\x80":
+        return f"it is not a torch file (neither a zip archive nor a pickle: it starts with {head!r})"
+    operand = re.search(r"Unsupported operand \d+", text)
+    detail = operand[0] if operand else (text.splitlines()[0] if text else type(exc).__name__)
+    return f"it is a pickle of something other than plain tensors ({detail}), never loaded"

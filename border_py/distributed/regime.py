@@ -19,6 +19,7 @@ from border_py.distributed.config import AsyncConfig
 from border_py.distributed.limiter import RateLimiter
 from border_py.record import Record
 from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.interrupts import ExperienceSourceError
 
 if TYPE_CHECKING:
     from border_py.distributed.trainer import AsyncTrainer
@@ -270,8 +271,8 @@ class AsyncRegime(Generic[O, A, I, B]):
         self.restarts[index] += 1
         self._failed[index] = True
         if self.restarts[index] > self.async_config.max_restarts:
-            raise RuntimeError(
-                f"actor {index} died {self.restarts[index]} times (AsyncConfig.max_restarts is "
+            raise ExperienceSourceError(
+                f"actor {index} died {self.restarts[index]} times (distributed.max_restarts is "
                 f"{self.async_config.max_restarts}); see its log under Ray's session directory"
             )
 

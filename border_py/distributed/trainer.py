@@ -38,6 +38,7 @@ from border_py.distributed.regime import SAME_ON_RESUME, AsyncRegime, check_clus
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasRolloutShape,
+    OnStart,
     PreparedRun,
     check_agent_fits,
     check_checkpoint,
@@ -133,11 +134,13 @@ class AsyncTrainer(Generic[E, P, R]):
             self.check_resume(resume_from)
         self.env_config.build(config.seed + 1000).close()
 
-        def start(recorder: Recorder, progress: bool) -> TrainResult:
+        def start(recorder: Recorder, progress: bool, on_start: OnStart) -> TrainResult:
             with ray_session(self.async_config.address):
                 check_cluster_fits(self.async_config)  # before the model directory is touched
                 with training_session(config, resume_from):
-                    return self._train(agent, make_actor_agent, recorder, evaluator, progress, resume_from)
+                    return self._train(
+                        agent, make_actor_agent, recorder, evaluator, progress, resume_from, on_start
+                    )
 
         return PreparedRun(start, lambda: None)
 
@@ -174,13 +177,23 @@ class AsyncTrainer(Generic[E, P, R]):
         evaluator: Evaluator[O, A] | None,
         progress: bool,
         resume_from: Path | str | None,
+        on_start: OnStart,
     ) -> TrainResult:
         """The run, inside the Ray session and the model directory's lock."""
         buffer = self.replay_buffer_config.build(self.config.seed)
         regime = AsyncRegime(self, buffer, agent, make_actor_agent)
         try:
             return run_training(
-                self.config, regime, agent, buffer, recorder, evaluator, progress, resume_from, self.observers
+                self.config,
+                regime,
+                agent,
+                buffer,
+                recorder,
+                evaluator,
+                progress,
+                resume_from,
+                self.observers,
+                on_start,
             )
         finally:
             regime.stop()

@@ -84,6 +84,10 @@ def checked_obs(obs: Any, shape: tuple[int, ...], name: str, what: str, env_step
             env step, with the actual and declared shapes.
     """
     out = np.asarray(obs)
+    if out.dtype.kind not in "biuf":  # strings, objects, complex numbers: no float32 observation
+        raise ValueError(
+            f"{name}: {what} at env step {env_step} is not numeric (dtype {out.dtype}): {obs!r:.200}"
+        )
     if out.dtype != np.float32:
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as an error
             out = out.astype(np.float32)
@@ -95,6 +99,45 @@ def checked_obs(obs: Any, shape: tuple[int, ...], name: str, what: str, env_step
     if not np.isfinite(out).all():
         raise ValueError(f"{name}: {what} at env step {env_step} is not finite (as float32): {out}")
     return out
+
+
+_REAL = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def checked_reward(reward: Any, name: str, env_step: int) -> float:
+    """``reward`` as a float, refused unless it is a real number (a 0-d array of one is taken) that is
+    finite as a float32 (the replay buffer's type).
+
+    Raises:
+        ValueError: the message names the env, the env step and what the reward was.
+    """
+    if isinstance(reward, np.ndarray) and reward.ndim == 0:
+        reward = reward[()]
+    if not isinstance(reward, _REAL):
+        raise ValueError(
+            f"{name}: reward at env step {env_step} must be a real number, got {type(reward).__name__} "
+            f"{reward!r:.200}"
+        )
+    value = float(reward)
+    if not -_FLOAT32_MAX <= value <= _FLOAT32_MAX:  # False for NaN too
+        raise ValueError(
+            f"{name}: reward at env step {env_step} is not finite as a float32 (the replay buffer's type): "
+            f"{value}"
+        )
+    return value
+
+
+def checked_flag(flag: Any, name: str, what: str, env_step: int) -> bool:
+    """``terminated`` or ``truncated`` as a bool: a bool, or the integers 0 and 1.
+
+    Raises:
+        ValueError: anything else (an array, a string, None), naming the env, the flag and the env step.
+    """
+    if isinstance(flag, (bool, np.bool_)) or (isinstance(flag, (int, np.integer)) and flag in (0, 1)):
+        return bool(flag)
+    raise ValueError(
+        f"{name}: {what} at env step {env_step} must be a bool, got {type(flag).__name__} {flag!r:.200}"
+    )
 
 
 def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **options: Any) -> Any:
@@ -170,7 +213,7 @@ class SpaceInfo:
 class GymEnvConfig:
     """Config of :class:`GymEnv`.
 
-    Example:
+    Examples:
         >>> env = GymEnvConfig(name="CartPole-v1").build(seed=0)
         >>> env.reset().dtype
         dtype('float32')
@@ -255,14 +298,12 @@ class GymEnv(SpaceInfo):
 
     def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
-        obs, reward, terminated, truncated, info = self.env.step(self._check_act(act))
+        obs, raw_reward, raw_terminated, raw_truncated, info = self.env.step(self._check_act(act))
         self._env_steps += 1
-        reward = float(reward)
-        if not -_FLOAT32_MAX <= reward <= _FLOAT32_MAX:  # False for NaN too
-            raise ValueError(
-                f"{self.config.name}: reward at env step {self._env_steps} is not finite as a float32 "
-                f"(the replay buffer's type): {reward}"
-            )
+        name, at = self.config.name, self._env_steps
+        reward = checked_reward(raw_reward, name, at)
+        terminated = checked_flag(raw_terminated, name, "terminated", at)
+        truncated = checked_flag(raw_truncated, name, "truncated", at)
         self._episode_return += reward
         self._episode_length += 1
         record = _NO_RECORD
@@ -276,8 +317,8 @@ class GymEnv(SpaceInfo):
             act=act,
             obs=self._obs(obs),
             reward=reward,
-            is_terminated=bool(terminated),
-            is_truncated=bool(truncated),
+            is_terminated=terminated,
+            is_truncated=truncated,
             info=info,
             init_obs=init_obs,
         )

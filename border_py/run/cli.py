@@ -17,7 +17,7 @@
 A user's own env: ``--env mypkg.envs:make_config`` names a function returning an env config (the
 algorithm's defaults then apply). Bad input is one line on stderr and exit status 2; Ctrl-C or SIGTERM
 while training saves a checkpoint and exits with 128 + the signal number (``border-py resume``
-continues).
+continues); asynchronous actors that keep dying save one too, with exit status 2.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
 from border_py.run.experiment import AnyExperiment
 from border_py.run.recording import RECORDERS, Tracking
-from border_py.trainer.interrupts import TrainingInterrupted
+from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted
 
 REFUSED = (
     ConfigError,
@@ -280,6 +280,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.checkpoint is not None:
             print(f"continue with: border-py resume --model-dir {exc.checkpoint.parent}", file=sys.stderr)
         return 128 + exc.signum
+    except ExperienceSourceError as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        if exc.checkpoint is not None:
+            print(f"continue with: border-py resume --model-dir {exc.checkpoint.parent}", file=sys.stderr)
+        return 2
     except REFUSED as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

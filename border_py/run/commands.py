@@ -5,7 +5,7 @@ The run path is plain: an experiment (:mod:`border_py.run.experiment`) → its r
 once and runs every check (:func:`prepare`), and only then clears an old run (``overwrite``), writes
 ``config.yaml`` and starts recording. Video and export live in :mod:`border_py.run.outputs`.
 
-Example:
+Examples:
     >>> import tempfile
     >>> from border_py.run import load_experiment_text
     >>> experiment = load_experiment_text('''
@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +46,11 @@ from border_py.trainer.loop import PreparedRun
 from border_py.trainer.result import EvaluationObserver, TrainResult
 
 __all__ = ["TrainOptions", "evaluate", "load_agent", "prepare", "saved_model_path", "train", "with_trainer"]
+
+THREADS_WARNING = (
+    "the run continues, but not bit for bit as it would have: torch may sum in another order with another "
+    "thread count"
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -241,8 +246,19 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
                 removed = run_dir.clear()
                 _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}", err=True)
             changes = _resume_changes(run_dir, experiment) if resume_from is not None else {}
-            run_dir.write_config(experiment)
-            result = _run_recorded(prepared, run_dir, experiment, options, resume_from, changes)
+            if "torch_threads" in changes:
+                _say(
+                    options, f"warning: torch_threads {changes['torch_threads']}: {THREADS_WARNING}", err=True
+                )
+
+            def write_config() -> None:
+                run_dir.write_config(experiment)
+
+            if resume_from is None:
+                write_config()
+            # A resume writes config.yaml once its checkpoint has loaded (the buffer loads in the run).
+            later = None if resume_from is None else write_config
+            result = _run_recorded(prepared, run_dir, experiment, options, resume_from, changes, later)
     _say(options, _summary(result))
     return result
 
@@ -275,6 +291,7 @@ def _run_recorded(
     options: TrainOptions,
     resume_from: Path | None,
     changes: dict[str, str],
+    on_start: Callable[[], None] | None,
 ) -> TrainResult:
     """Runs ``prepared`` with the run's recorder, ended with the run's status (``KILLED`` after a signal,
     ``FAILED`` after an error) and closed whatever happens."""
@@ -283,7 +300,7 @@ def _run_recorded(
     recorder = make_recorder(options.recorder, run_dir, experiment, resume_from, options.tracking, changes)
     status = "FAILED"
     try:
-        result = prepared.run(recorder, progress=options.progress)
+        result = prepared.run(recorder, progress=options.progress, on_start=on_start)
         status = "FINISHED"
     except TrainingInterrupted:
         status = "KILLED"

@@ -14,7 +14,7 @@
 
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
-from border_py.trainer.interrupts import TrainingInterrupted
+from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted
 from border_py.trainer.loop import PreparedRun, Regime
 from border_py.trainer.offline import OfflineTrainer
 from border_py.trainer.online import Trainer, TrainerOf, opts_due
@@ -25,6 +25,7 @@ __all__ = [
     "Bookkeeper",
     "Evaluation",
     "EvaluationObserver",
+    "ExperienceSourceError",
     "OfflineTrainer",
     "PreparedRun",
     "Regime",

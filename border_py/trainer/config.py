@@ -23,7 +23,7 @@ class TrainerConfig:
     Training ends at the first of ``max_opts`` opt steps, ``max_env_steps`` env steps and an evaluation
     scoring ``stop_score``; at least one of the first two must be set.
 
-    Example:
+    Examples:
         >>> TrainerConfig(max_opts=1000, eval_interval=100, model_dir="runs/x").record_interval
         100
         >>> TrainerConfig(max_env_steps=50_000).max_opts is None
@@ -52,7 +52,7 @@ class TrainerConfig:
     model_dir: str | None = None
     """Directory of ``best/`` and ``<opt_steps>/``; ``None``: save nothing (then ``save_interval`` must be
     ``None``)."""
-    seed: int = attrs.field(default=0, validator=attrs.validators.ge(0))
+    seed: int = attrs.field(default=0, validator=[attrs.validators.ge(0), attrs.validators.le(2**32 - 1)])
     """Seed of the training env and of the replay buffer's sampling."""
     checkpoint_buffer: bool = False
     """Whether each ``model_dir/<opt_steps>/`` checkpoint holds the replay buffer (contents, priorities,

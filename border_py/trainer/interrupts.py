@@ -32,6 +32,23 @@ class TrainingInterrupted(Exception):  # noqa: N818 (it is not an error: the run
         )
 
 
+class ExperienceSourceError(RuntimeError):
+    """The run's source of experience failed for good (asynchronous actors that died more than
+    ``max_restarts`` times): the learner is intact, so training stops after saving a checkpoint.
+
+    Attributes:
+        checkpoint: the checkpoint written, ``None`` before the loop saved it or without a ``model_dir``.
+    """
+
+    def __init__(self, message: str, checkpoint: Path | None = None) -> None:
+        super().__init__(message)
+        self.message, self.checkpoint = message, checkpoint
+
+    def __str__(self) -> str:
+        saved = f"; checkpoint saved to {self.checkpoint}" if self.checkpoint is not None else ""
+        return self.message + saved
+
+
 class Interrupts:
     """While active (in the main thread), SIGINT and SIGTERM set ``signum`` for the loop to act on after
     the current step; a second signal gets the previous handler, so it acts at once."""

@@ -36,9 +36,12 @@ from border_py.model_dir import ModelDir
 from border_py.seeding import global_rng_states, set_global_rng_states
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
-from border_py.trainer.interrupts import Interrupts, TrainingInterrupted
+from border_py.trainer.interrupts import ExperienceSourceError, Interrupts, TrainingInterrupted
 from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import check_same_setup, read_trainer_state, write_trainer_state
+
+OnStart = Callable[[], None] | None
+"""Called once a run has loaded everything, before its first step (see :meth:`PreparedRun.run`)."""
 
 
 class Regime(Protocol):
@@ -186,8 +189,10 @@ def run_training(
     progress: bool,
     resume_from: Path | str | None,
     observers: Sequence[EvaluationObserver] = (),
+    on_start: OnStart = None,
 ) -> TrainResult:
-    """Runs the loop of the module docstring until the books say stop; see ``Trainer.train``."""
+    """Runs the loop of the module docstring until the books say stop; see ``Trainer.train``. ``on_start``
+    is called once everything is loaded (a resumed run's checkpoint included), before the first step."""
 
     def write_state(path: Path) -> list[Path]:
         state = {
@@ -201,6 +206,8 @@ def run_training(
     meta = {"config": regime.setup()}
     books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_record, write_state, observers)
     rng = None if resume_from is None else _restore(Path(resume_from), regime, agent, books)
+    if on_start is not None:
+        on_start()
     agent.train()
     by_opts = config.max_opts is not None
     bar = _progress_bar(config, books, progress)
@@ -209,7 +216,7 @@ def run_training(
     with Interrupts() as interrupts, bar:
         while books.stop_reason is None and interrupts.signum is None:
             env_steps = books.env_steps
-            for _ in range(regime.advance(books)):
+            for _ in range(_advance(regime, books)):
                 if not books.may_optimise:
                     break
                 start = time.perf_counter()
@@ -218,12 +225,7 @@ def run_training(
                     books.after_skip()
                     continue
                 books.after_opt(opt_record, time.perf_counter() - start)
-                if by_opts:
-                    bar.update(1)
-                if progress and books.last_score is not None:
-                    bar.set_postfix(
-                        eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False
-                    )
+                _show(bar, books, by_opts, progress)
             if not by_opts:
                 bar.update(books.env_steps - env_steps)
         books.finish(interrupted=interrupts.signum is not None)
@@ -232,6 +234,23 @@ def run_training(
                 interrupts.signum, books.opt_steps, books.env_steps, books.checkpoint_dir()
             )
     return books.result()
+
+
+def _advance(regime: Regime, books: Bookkeeper[Any, Any]) -> int:
+    """``regime.advance``; a source of experience that failed for good ends the run with a checkpoint."""
+    try:
+        return regime.advance(books)
+    except ExperienceSourceError as exc:
+        books.finish(interrupted=True)  # the learner's work is kept
+        exc.checkpoint = books.checkpoint_dir()
+        raise
+
+
+def _show(bar: tqdm.tqdm[Any], books: Bookkeeper[Any, Any], by_opts: bool, progress: bool) -> None:
+    if by_opts:
+        bar.update(1)
+    if progress and books.last_score is not None:
+        bar.set_postfix(eval=f"{books.last_score:.1f}", best=f"{books.best_score:.1f}", refresh=False)
 
 
 class PreparedRun:
@@ -244,12 +263,17 @@ class PreparedRun:
         release: closes what was built (the env); called once, after the run or by :meth:`close`.
     """
 
-    def __init__(self, start: Callable[[Recorder, bool], TrainResult], release: Callable[[], None]) -> None:
+    def __init__(
+        self, start: Callable[[Recorder, bool, OnStart], TrainResult], release: Callable[[], None]
+    ) -> None:
         self._start = start
         self._release: Callable[[], None] | None = release
 
-    def run(self, recorder: Recorder, *, progress: bool = False) -> TrainResult:
+    def run(self, recorder: Recorder, *, progress: bool = False, on_start: OnStart = None) -> TrainResult:
         """Trains (see ``Trainer.train`` for what it does and raises), then releases what was built.
+        ``on_start`` is called once the run has loaded everything (a resumed run's checkpoint too), before
+        its first step: what must not be written for a run that fails to start (the run layer's
+        ``config.yaml``).
 
         Raises:
             RuntimeError: the run was closed or has run already.
@@ -257,7 +281,7 @@ class PreparedRun:
         if self._release is None:
             raise RuntimeError("this prepared run was closed or has run already: prepare another")
         try:
-            return self._start(recorder, progress)
+            return self._start(recorder, progress, on_start)
         finally:
             self.close()
 

@@ -22,6 +22,7 @@ from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasBatchSize,
+    OnStart,
     PreparedRun,
     check_agent_fits,
     check_checkpoint,
@@ -56,7 +57,7 @@ class OfflineTrainer(Generic[D]):
     Raises:
         ValueError: ``config`` sets a field about env steps.
 
-    Example:
+    Examples:
         >>> from border_py.testing import FakeAgent, ListDatasetConfig
         >>> from border_py.recorders import BufferedRecorder
         >>> trainer = OfflineTrainer(TrainerConfig(max_opts=3), ListDatasetConfig(n_items=10))
@@ -112,10 +113,19 @@ class OfflineTrainer(Generic[D]):
             )
         regime = OfflineRegime(self, dataset)
 
-        def start(recorder: Recorder, progress: bool) -> TrainResult:
+        def start(recorder: Recorder, progress: bool, on_start: OnStart) -> TrainResult:
             with training_session(config, resume_from):
                 return run_training(
-                    config, regime, agent, dataset, recorder, evaluator, progress, resume_from, self.observers
+                    config,
+                    regime,
+                    agent,
+                    dataset,
+                    recorder,
+                    evaluator,
+                    progress,
+                    resume_from,
+                    self.observers,
+                    on_start,
                 )
 
         return PreparedRun(start, lambda: None)

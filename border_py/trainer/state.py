@@ -28,7 +28,7 @@ import attrs
 import numpy as np
 import yaml
 
-from border_py.checkpoint import LEGACY_STATE_FILE, TRAINER_STATE_FILE
+from border_py.checkpoint import LEGACY_STATE_FILE, META_FILE, TRAINER_STATE_FILE, load_meta
 from border_py.config import to_dict
 
 STATE_FORMAT = 2
@@ -46,7 +46,7 @@ def encode(value: Any, where: str = "state") -> Any:
     Raises:
         TypeError: ``value`` holds something else (the message names where).
 
-    Example:
+    Examples:
         >>> encode({"n": 1, "best": float("-inf"), "obs": np.zeros(2, np.float32)})["best"]
         {'__float__': '-inf'}
     """
@@ -78,7 +78,7 @@ def decode(data: Any, where: str = "state") -> Any:
     Raises:
         ValueError: a tagged object is malformed, or an array has a dtype that is not a plain number.
 
-    Example:
+    Examples:
         >>> decode(encode({"obs": np.arange(3)}))["obs"].tolist()
         [0, 1, 2]
     """
@@ -149,7 +149,70 @@ def read_trainer_state(path: Path, regime: str | None = None) -> dict[str, Any]:
         raise ValueError(f"{file} has format {state['format']!r}; this border_py reads format {STATE_FORMAT}")
     if regime is not None and state["regime"] != regime:
         raise ValueError(f"{file} is a checkpoint of {state['regime']!r} training, not of {regime!r}")
+    check_books(state["books"], path, file)
     return state
+
+
+_MAX_COUNT = 2**63 - 1
+
+
+def _count(books: Mapping[str, Any], key: str, file: Path) -> int:
+    value = books.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_COUNT:
+        raise ValueError(f"{file}: books.{key} must be a whole number in [0, 2**63 - 1], got {value!r}")
+    return value
+
+
+def check_books(books: Any, path: Path, file: Path) -> None:
+    """Checks the counters and scores of a checkpoint's trainer state, each field named: counters are
+    whole numbers in range, scores finite (``best_score`` is ``-inf`` before any evaluation and the best
+    evaluation's score after), evaluations never ahead of the counters, and the counters equal to those
+    of the checkpoint's own ``meta.yaml`` (and its directory name).
+
+    Raises:
+        ValueError: the first field that is wrong, with the file and the value.
+    """
+    if not isinstance(books, Mapping):
+        raise ValueError(f"{file}: books must be a mapping, got {type(books).__name__}")
+    opt_steps, env_steps = _count(books, "opt_steps", file), _count(books, "env_steps", file)
+    _count(books, "warmup_end", file)
+    rows = books.get("evaluations")
+    if not isinstance(rows, list):
+        raise ValueError(f"{file}: books.evaluations must be a list, got {rows!r}")
+    scores = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != 3:
+            raise ValueError(
+                f"{file}: books.evaluations[{i}] must be [opt_steps, env_steps, score], got {row!r}"
+            )
+        at = {"opt_steps": row[0], "env_steps": row[1]}
+        if _count(at, "opt_steps", file) > opt_steps or _count(at, "env_steps", file) > env_steps:
+            raise ValueError(f"{file}: books.evaluations[{i}] = {row!r} lies after the checkpoint's counters")
+        if isinstance(row[2], bool) or not isinstance(row[2], (int, float)) or not math.isfinite(row[2]):
+            raise ValueError(
+                f"{file}: books.evaluations[{i}] has a score that is not a finite number: {row[2]!r}"
+            )
+        scores.append(float(row[2]))
+    best = books.get("best_score")
+    expected = max(scores, default=-math.inf)
+    if isinstance(best, bool) or not isinstance(best, (int, float)) or float(best) != expected:
+        raise ValueError(f"{file}: books.best_score is {best!r}, but the best evaluation scored {expected!r}")
+    _check_against_meta(path, opt_steps, env_steps, file)
+
+
+def _check_against_meta(path: Path, opt_steps: int, env_steps: int, file: Path) -> None:
+    if path.name.isdigit() and int(path.name) != opt_steps:
+        raise ValueError(f"{file}: books.opt_steps is {opt_steps}, but the checkpoint is {path.name}/")
+    meta_file = path / META_FILE
+    if not meta_file.is_file():
+        return  # an incomplete checkpoint is refused for that, by the caller
+    meta = load_meta(path)
+    saved = (meta["opt_steps"], meta["env_steps"])
+    if saved != (opt_steps, env_steps):
+        raise ValueError(
+            f"{file}: the counters (opt_steps {opt_steps}, env_steps {env_steps}) differ from {meta_file}'s "
+            f"{saved}: one of the two files was changed"
+        )
 
 
 def legacy_state_message(path: Path) -> str:
@@ -171,7 +234,7 @@ def describe_config(config: object, field: str) -> Any:
     Raises:
         TypeError: the description holds something other than plain data (the message names ``field``).
 
-    Example:
+    Examples:
         >>> class Chain:
         ...     def __init__(self) -> None:
         ...         self.length = 5

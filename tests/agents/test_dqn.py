@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 from functools import partial
 from pathlib import Path
 
@@ -287,13 +288,33 @@ def test_load_of_a_mismatched_network_names_the_file(tmp_path: Path) -> None:
         Dqn(DqnConfig(hidden=(16,)), obs_dim=4, n_actions=2, seed=0).load_params(tmp_path)
 
 
-def test_load_of_a_corrupt_file_names_the_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        ("truncate", r"it is a damaged torch archive \(truncated or corrupt: "),
+        ("random", r"it is not a torch file \(neither a zip archive nor a pickle: it starts with b'"),
+        ("empty", r"the file is empty \(0 bytes\)"),
+        ("pickle", r"it is a pickle of something other than plain tensors \(Unsupported operand \d+\)"),
+    ],
+)
+def test_load_of_a_corrupt_file_names_the_file_and_what_was_found(
+    tmp_path: Path, damage: str, says: str
+) -> None:
     agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
     agent.save_params(tmp_path)
-    data = (tmp_path / "qnet.pt").read_bytes()
-    (tmp_path / "qnet.pt").write_bytes(data[: len(data) // 2])
-    with pytest.raises(ValueError, match=r"qnet\.pt is not a readable checkpoint file"):
+    file = tmp_path / "qnet.pt"
+    data = file.read_bytes()
+    damaged = {
+        "truncate": data[: len(data) // 2],
+        "random": bytes([0x11, 0xC7]) + np.random.default_rng(0).bytes(2000),
+        "empty": b"",
+        "pickle": pickle.dumps({"0.weight": [1.0, 2.0]}, protocol=4),
+    }[damage]
+    file.write_bytes(damaged)
+    with pytest.raises(ValueError, match=r"qnet\.pt is not a readable checkpoint file: " + says) as info:
         agent.load_params(tmp_path)
+    assert "file an issue" not in str(info.value)
+    assert "may hold code" not in str(info.value)
 
 
 class _Exploit:
@@ -312,7 +333,9 @@ def test_a_crafted_network_file_is_refused_without_running_it_or_advising_an_uns
     marker = tmp_path / "pwned"
     torch.save({"0.weight": _Exploit(marker)}, tmp_path / "qnet.pt")
     with pytest.raises(
-        ValueError, match=r"qnet\.pt is not a readable checkpoint file: it is not plain tensors"
+        ValueError,
+        match=r"qnet\.pt is not a readable checkpoint file: it holds a Python object \(posix\.system\) "
+        r"besides tensors, never loaded",
     ) as info:
         agent.load_params(tmp_path)
     assert "weights_only" not in str(info.value)

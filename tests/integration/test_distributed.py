@@ -30,7 +30,7 @@ from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.checkpoint import load_meta
 from border_py.distributed import AsyncConfig, AsyncTrainer
 from border_py.envs import Act, Obs
-from border_py.trainer.interrupts import Interrupts
+from border_py.trainer.interrupts import ExperienceSourceError, Interrupts
 
 pytestmark = pytest.mark.usefixtures("ray_cluster")
 
@@ -195,7 +195,9 @@ def test_an_actor_whose_request_never_returns_is_replaced_after_stuck_timeout(tm
 
 def test_actors_that_all_hang_end_the_run_with_an_error_instead_of_a_hang(tmp_path: Path) -> None:
     env = FailingEnvConfig(marker=str(tmp_path / "hung"), fail_at=5, hang=True, always=True)
-    with pytest.raises(RuntimeError, match=r"actor \d died 2 times \(AsyncConfig.max_restarts is 1\)"):
+    with pytest.raises(
+        ExperienceSourceError, match=r"actor \d died 2 times \(distributed.max_restarts is 1\)"
+    ):
         _trainer(tmp_path, env=env, stuck_timeout=2.0, max_restarts=1).train(
             make_agent(0), make_agent, BufferedRecorder(), _evaluator()
         )
@@ -203,10 +205,15 @@ def test_actors_that_all_hang_end_the_run_with_an_error_instead_of_a_hang(tmp_pa
 
 def test_an_actor_that_keeps_dying_stops_training_with_an_error_naming_it(tmp_path: Path) -> None:
     env = FailingEnvConfig(marker=str(tmp_path / "failed"), fail_at=20, always=True)
-    with pytest.raises(RuntimeError, match=r"actor \d died 2 times \(AsyncConfig.max_restarts is 1\)"):
+    died = r"actor \d died 2 times \(distributed.max_restarts is 1\)"
+    with pytest.raises(ExperienceSourceError, match=died) as info:
         _trainer(tmp_path, env=env, max_restarts=1).train(
             make_agent(0), make_agent, BufferedRecorder(), _evaluator()
         )
+    # The learner's work is kept: a final checkpoint, named in the error, to resume from.
+    assert info.value.checkpoint is not None
+    assert info.value.checkpoint == latest_checkpoint(tmp_path / "run")
+    assert f"checkpoint saved to {info.value.checkpoint}" in str(info.value)
 
 
 def make_agent_noting_pid(seed: int, folder: str) -> Dqn:

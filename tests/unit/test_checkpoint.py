@@ -14,10 +14,12 @@ import pytest
 from border_py.checkpoint import (
     TRAINER_STATE_FILE,
     checkpoint_problem,
+    clear_checkpoints,
     ensure_writable_dir,
     latest_checkpoint,
     load_meta,
     periodic_checkpoints,
+    previous_run,
     prune_checkpoints,
     recover_model_dir,
     remove_checkpoint,
@@ -193,3 +195,49 @@ def test_model_dir_under_a_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(PermissionError, match="not writable"):
         ensure_writable_dir(tmp_path / "file" / "models")
+
+
+def _outside_copy(tmp_path: Path, opt_steps: int) -> Path:
+    """A complete checkpoint outside the model directory (what a planted link points to)."""
+    return _checkpoint(tmp_path / "elsewhere", opt_steps)
+
+
+def test_a_linked_numbered_checkpoint_is_never_resumed_from_pruned_or_followed(tmp_path: Path) -> None:
+    model_dir = tmp_path / "run"
+    _checkpoint(model_dir, 10)
+    _checkpoint(model_dir, 20)
+    victim = _outside_copy(tmp_path, 30)
+    (model_dir / "30").symlink_to(victim, target_is_directory=True)
+    assert latest_checkpoint(model_dir) == model_dir / "20"
+    (skipped,) = skipped_checkpoints(model_dir)
+    assert skipped[0] == model_dir / "30"
+    assert "symbolic link" in skipped[1]
+    assert prune_checkpoints(model_dir, keep=1) == [model_dir / "10"]
+    assert (victim / "meta.yaml").is_file()
+    assert previous_run(model_dir) == ["20/", "30/"]
+    assert clear_checkpoints(model_dir) == [model_dir / "20", model_dir / "30"]
+    assert not (model_dir / "30").is_symlink()
+    assert (victim / "meta.yaml").is_file()  # the link went, not what it pointed to
+
+
+def test_a_hidden_leftover_that_is_a_link_is_unlinked_at_start_up(tmp_path: Path) -> None:
+    model_dir = tmp_path / "run"
+    _checkpoint(model_dir, 10)
+    victim = _outside_copy(tmp_path, 30)
+    (model_dir / f".30.tmp-{_dead_pid()}").symlink_to(victim, target_is_directory=True)
+    (done,) = recover_model_dir(model_dir)
+    assert "removed the link" in done
+    assert sorted(p.name for p in model_dir.iterdir()) == ["10"]
+    assert (victim / "meta.yaml").is_file()
+
+
+def test_replacing_a_linked_best_replaces_the_link_not_its_target(tmp_path: Path) -> None:
+    model_dir = tmp_path / "run"
+    model_dir.mkdir()
+    victim = _outside_copy(tmp_path, 30)
+    (model_dir / "best").symlink_to(victim, target_is_directory=True)
+    save_checkpoint(model_dir / "best", _meta(score=1.0), [_writer("new")])
+    assert not (model_dir / "best").is_symlink()
+    assert load_meta(model_dir / "best")["score"] == 1.0
+    assert load_meta(victim)["opt_steps"] == 30
+    assert sorted(p.name for p in model_dir.iterdir()) == ["best"]

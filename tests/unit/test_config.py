@@ -114,7 +114,7 @@ def _trainer_configs(draw: st.DrawFn) -> TrainerConfig:
         record_interval=draw(_pos),
         save_interval=None if model_dir is None else draw(st.none() | _pos),
         model_dir=model_dir,
-        seed=draw(st.integers(0, 2**63)),
+        seed=draw(st.integers(0, 2**32 - 1)),
         checkpoint_buffer=draw(st.booleans()),
         keep_checkpoints=draw(st.none() | _pos),
     )

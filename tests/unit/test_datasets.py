@@ -115,12 +115,27 @@ def test_a_prefilled_replay_buffer_starts_with_the_dataset(tmp_path: Path) -> No
     assert buffer.capacity == 100
 
 
-def test_a_missing_dataset_says_where_it_looked_and_how_to_build_it(tmp_path: Path) -> None:
-    config = MinariDatasetConfig(dataset_id="nope-v0", data_path=str(tmp_path))
+def test_a_missing_dataset_says_where_it_looked_and_how_to_build_it_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    config = MinariDatasetConfig(dataset_id="nope-v0", data_path=str(tmp_path / "data"))
     with pytest.raises(
         FileNotFoundError,
-        match=r"nope-v0 not found locally at .*\(the zoo's datasets are built by `make datasets`\)",
+        match=r"nope-v0 not found locally: no .*data/nope-v0/data \(the zoo's datasets are built by "
+        r"`make datasets`\)",
     ):
         config.build(seed=0)
+    assert not (tmp_path / "data").exists()  # Minari would have created the datasets directory
     with pytest.raises(ValueError, match="collect needs n_transitions >= 1"):
         collect(_Constant(0), GymEnvConfig(name="CartPole-v1"), 0, "x-v0", data_path=str(tmp_path))
+
+
+def test_a_truncated_dataset_file_is_refused_naming_its_directory(tmp_path: Path) -> None:
+    collect(_Constant(np.array(1)), GymEnvConfig(name="CartPole-v1"), 50, "cut-v0", data_path=str(tmp_path))
+    file = tmp_path / "cut-v0" / "data" / "main_data.hdf5"
+    file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
+    config = MinariDatasetConfig(dataset_id="cut-v0", data_path=str(tmp_path))
+    with pytest.raises(
+        ValueError, match=r"dataset cut-v0: the files in .*cut-v0/data are unreadable \(.*truncated"
+    ):
+        config.build(seed=0)

@@ -99,12 +99,13 @@ def test_non_box_observation_space_is_refused() -> None:
 
 
 class _BadOutputEnv(gym.Env[np.ndarray, int]):
-    """Declares observations of shape (4,); after reset, each step returns ``obs`` and ``reward``."""
+    """Declares observations of shape (4,); after reset, each step returns ``obs``, ``reward`` and
+    ``terminated``."""
 
-    def __init__(self, obs: Any, reward: float) -> None:
+    def __init__(self, obs: Any, reward: Any, terminated: Any = False) -> None:
         self.observation_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float64)
         self.action_space = gym.spaces.Discrete(2)  # type: ignore[assignment]  # gymnasium types it Space[int]
-        self._obs, self._reward = obs, reward
+        self._obs, self._reward, self._terminated = obs, reward, terminated
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -112,8 +113,8 @@ class _BadOutputEnv(gym.Env[np.ndarray, int]):
         super().reset(seed=seed)
         return np.zeros(4), {}
 
-    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return self._obs, self._reward, False, False, {}
+    def step(self, action: int) -> tuple[Any, Any, Any, bool, dict[str, Any]]:
+        return self._obs, self._reward, self._terminated, False, {}
 
 
 @pytest.mark.parametrize(
@@ -136,14 +137,25 @@ class _BadOutputEnv(gym.Env[np.ndarray, int]):
         ),
         (np.zeros((1, 4)), 0.0, r"has shape \(1, 4\), but the observation space declares \(4,\)"),
         (np.full(4, 1e39), 0.0, r"observation at env step 1 is not finite \(as float32\)"),
+        (np.zeros(4), "1.5", r"reward at env step 1 must be a real number, got str '1\.5'"),
+        (np.zeros(4), None, r"reward at env step 1 must be a real number, got NoneType None"),
+        (np.zeros(4), 1 + 2j, r"reward at env step 1 must be a real number, got complex \(1\+2j\)"),
+        (np.zeros(4), np.zeros(2), r"reward at env step 1 must be a real number, got ndarray"),
+        (np.array(["a"] * 4), 0.0, r"observation at env step 1 is not numeric \(dtype <U1\)"),
+        (
+            np.zeros(4),
+            0.0,
+            r"terminated at env step 1 must be a bool, got ndarray array\(\[ True, False\]\)",
+        ),
     ],
 )
 def test_bad_env_output_is_refused_at_the_step_showing_actual_and_expected(
-    obs: Any, reward: float, match: str
+    obs: Any, reward: Any, match: str
 ) -> None:
+    terminated = np.array([True, False]) if "terminated" in match else False
     gym.register(
         id="BorderPyBadOutput-v0",
-        entry_point=lambda **_: _BadOutputEnv(obs, reward),
+        entry_point=lambda **_: _BadOutputEnv(obs, reward, terminated),
         disable_env_checker=True,
     )
     try:

@@ -157,6 +157,49 @@ def test_a_damaged_training_state_is_refused_naming_the_file(
     assert agent.n_opts == 0  # nothing was loaded into the agent
 
 
+@pytest.mark.parametrize(
+    ("books", "match"),
+    [
+        ({"opt_steps": "1e400"}, r"books\.opt_steps must be a whole number in \[0, 2\*\*63 - 1\], got inf"),
+        ({"opt_steps": "-500"}, r"books\.opt_steps must be a whole number .*got -500"),
+        (
+            {"env_steps": str(10**30)},
+            r"books\.env_steps must be a whole number .*got 1000000000000000000000000000000",
+        ),
+        ({"warmup_end": "true"}, r"books\.warmup_end must be a whole number .*got True"),
+        ({"best_score": "NaN"}, r"books\.best_score is nan, but the best evaluation scored 1\.0"),
+        ({"best_score": "7.0"}, r"books\.best_score is 7\.0, but the best evaluation scored 1\.0"),
+        (
+            {"evaluations": "[[2, 4, NaN]]"},
+            r"books\.evaluations\[0\] has a score that is not a finite number",
+        ),
+        ({"evaluations": "[[99, 4, 1.0]]"}, r"books\.evaluations\[0\] = \[99, 4, 1\.0\] lies after"),
+        ({"opt_steps": "5"}, r"books\.opt_steps is 5, but the checkpoint is 4/"),
+        (
+            {"env_steps": "12"},
+            r"the counters \(opt_steps 4, env_steps 12\) differ from .*meta\.yaml's \(4, 10\)",
+        ),
+    ],
+)
+def test_trainer_state_values_are_checked_before_anything_is_loaded(
+    tmp_path: Path, books: dict[str, str], match: str
+) -> None:
+    counting_trainer(_config(tmp_path, 4)).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]))
+    file = tmp_path / "4" / TRAINER_STATE_FILE
+    state = json.loads(file.read_text())
+    placeholders = {key: f"@{key}@" for key in books}
+    text = json.dumps({**state, "books": {**state["books"], **placeholders}})
+    for key, raw in books.items():
+        text = text.replace(f'"@{key}@"', raw)  # raw JSON, as a hostile file can hold it (1e400, NaN)
+    file.write_text(text)
+    agent = FakeAgent()
+    with pytest.raises(ValueError, match=match):
+        counting_trainer(_config(tmp_path, 8)).train(
+            agent, BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
+        )
+    assert agent.n_opts == 0
+
+
 def test_keep_checkpoints_rotates_periodic_ones_but_not_best(tmp_path: Path) -> None:
     config = _config(tmp_path, 10, save_interval=2, keep_checkpoints=2)
     counting_trainer(config).train(FakeAgent(), BufferedRecorder(), ScriptedEvaluator([9.0, 1.0]))

@@ -1,0 +1,163 @@
+"""The run layer under hostile or mistaken input (issue 29): every check before anything is written or
+removed, links inside a model directory never followed, one-line errors naming the field or file."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from border_py.checkpoint import latest_checkpoint
+from border_py.run.cli import main
+from tests.run.conftest import make_dataset
+from tests.run.tiny import tiny_config
+
+
+def _main(*args: str) -> int:
+    return main([*args, "--no-progress"] if args[0] in ("train", "resume") else list(args))
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every file under ``root`` (links as links) and a hash of its bytes."""
+    found: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        if path.is_symlink():
+            found[key] = f"link -> {path.readlink()}"
+        elif path.is_file() and path.name != ".lock":
+            found[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    """The single error line on stderr (notes and warnings aside)."""
+    err = [
+        line
+        for line in capsys.readouterr().err.strip().splitlines()
+        if not line.startswith(("note: ", "warning: "))
+    ]
+    assert len(err) == 1, err
+    assert err[0].startswith("error: "), err
+    return err[0]
+
+
+@pytest.fixture
+def finished_run(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    return run
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ("agent.device=cuda:7", "cuda:7"),
+        ("env.name=NoSuchEnv-v0", "NoSuchEnv-v0"),
+        ("env.kwargs={gravity: 3}", "gravity"),
+        ("agent.batch_size=5000", "larger than replay_buffer.capacity"),
+    ],
+)
+def test_overwrite_with_a_config_that_fails_its_checks_leaves_the_old_run_whole(
+    finished_run: Path, tmp_path: Path, change: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(finished_run)
+    config = str(tiny_config(tmp_path))
+    assert (
+        _main("train", "--config", config, "--model-dir", str(finished_run), "--overwrite", "--set", change)
+        == 2
+    )
+    assert says in one_error_line(capsys)
+    assert snapshot(finished_run) == before
+
+
+def test_a_resume_whose_buffer_file_is_corrupt_is_refused_and_rewrites_nothing(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    buffer = finished_run / "40" / "replay_buffer.npz"
+    buffer.write_bytes(buffer.read_bytes()[:100])
+    before = snapshot(finished_run)
+    assert _main("resume", "--model-dir", str(finished_run), "--set", "trainer.max_opts=60") == 2
+    assert "40/replay_buffer.npz is not a readable replay buffer file" in one_error_line(capsys)
+    changed = {
+        k
+        for k in snapshot(finished_run).keys() | before.keys()
+        if snapshot(finished_run).get(k) != before.get(k)
+    }
+    assert not {k for k in changed if not k.startswith("tensorboard/")}  # config.yaml above all
+
+
+def test_a_linked_numbered_checkpoint_is_passed_over_with_a_word_and_never_pruned_through(
+    finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("mine")
+    (finished_run / "99").symlink_to(victim, target_is_directory=True)
+    assert _main("resume", "--model-dir", str(finished_run), "--set", "trainer.max_opts=80") == 0
+    out = capsys.readouterr().out
+    assert f"skipping {finished_run / '99'}: {finished_run / '99'} is a symbolic link" in out
+    assert f"resuming from {finished_run / '40'}" in out
+    assert latest_checkpoint(finished_run) == finished_run / "80"
+    assert (victim / "keep.txt").read_text() == "mine"
+
+
+def test_a_refused_new_run_leaves_no_directory_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    make_dataset("tiny-v0", "Pendulum-v1", data, steps=200)
+    run = tmp_path / "runs" / "bc"
+    dataset = [f"dataset.data_path={data}", "dataset.dataset_id=tiny-v0"]
+    assert _main("train", "bc", "--env", "tiny-v0", "--model-dir", str(run), "--set", *dataset,
+                 "agent.batch_size=500") == 2  # fmt: skip
+    assert "larger than the dataset (200 items)" in one_error_line(capsys)
+    assert not run.exists()
+    nowhere = tmp_path / "no-data"
+    assert _main("train", "bc", "--env", "tiny-v0", "--model-dir", str(run), "--set",
+                 f"dataset.data_path={nowhere}") == 2  # fmt: skip
+    assert "not found locally" in one_error_line(capsys)
+    assert not run.exists()
+    assert not nowhere.exists()
+
+
+def test_a_seed_beyond_numpys_range_is_refused_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert (
+        _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), "--seed", str(2**32))
+        == 2
+    )
+    assert "'seed' must be <= 4294967295: 4294967296" in one_error_line(capsys)
+    assert not run.exists()
+
+
+def test_resuming_with_another_thread_count_says_it_is_not_bit_for_bit(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        _main("resume", "--model-dir", str(finished_run), "--set", "trainer.max_opts=60", "torch_threads=2")
+        == 0
+    )
+    assert "warning: torch_threads 1 -> 2: the run continues, but not bit for bit" in capsys.readouterr().err
+
+
+def test_a_full_disk_during_a_save_is_one_line_naming_the_directory(
+    finished_run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(path: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    saved = snapshot(finished_run)
+    monkeypatch.setattr("border_py.checkpoint._fsync", full)
+    assert _main("resume", "--model-dir", str(finished_run), "--set", "trainer.max_opts=60") == 2
+    line = one_error_line(capsys)
+    assert "could not save" in line
+    assert "No space left on device" in line
+    assert "earlier saves are intact" in line
+    now = snapshot(finished_run)
+    assert {k: v for k, v in now.items() if k.split("/")[0] in ("best", "20", "40")} == {
+        k: v for k, v in saved.items() if k.split("/")[0] in ("best", "20", "40")
+    }
