@@ -5,7 +5,7 @@ construction. This module turns any such config (nested ones included) into plai
 `cattrs <https://catt.rs>`_ doing the structuring: unknown keys are rejected, and every error names the file
 and the field.
 
-Example:
+Examples:
     >>> import attrs
     >>> @attrs.frozen(kw_only=True)
     ... class C:

@@ -35,7 +35,7 @@ class DefaultEvaluator(Generic[O, A]):
         env: the evaluation env.
         n_episodes: episodes per evaluation.
 
-    Example:
+    Examples:
         >>> from border_py.testing import CountingEnv, ConstantPolicy
         >>> score, record = DefaultEvaluator(CountingEnv(episode_length=3), 2).evaluate(ConstantPolicy(0))
         >>> score, record["eval/episode_length"]

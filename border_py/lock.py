@@ -55,7 +55,7 @@ def model_dir_lock(model_dir: Path) -> Iterator[None]:
     Raises:
         ModelDirBusyError: another live process holds it (the message names its PID).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as d, model_dir_lock(Path(d)), model_dir_lock(Path(d)):
         ...     pass

@@ -259,7 +259,7 @@ def summarize(curves: Sequence[Curve], axis: XAxis = "opt_steps", band: Band = "
 def legend_label(label: str, n_seeds: int, band: Band) -> str:
     """A group's legend entry: what its line is and, over several seeds, what its band is.
 
-    Example:
+    Examples:
         >>> legend_label("dqn", 3, "minmax"), legend_label("sac", 5, "iqm"), legend_label("x", 1, "iqm")
         ('dqn (mean of 3 seeds; band: min-max)', 'sac (IQM of 5 seeds; band: 95% bootstrap CI)', 'x (1 seed)')
     """

@@ -4,7 +4,7 @@ Agents, envs, samplers and evaluators never log. They return a :class:`Record`, 
 namespaced key (``train/loss``, ``env/episode_return``, ``eval/episode_return``, ``time/fps``) to a
 :data:`RecordValue`; the trainer decides when a record is stored and flushed to a recorder.
 
-Example:
+Examples:
     >>> r = Record({"train/loss": 0.5}).merge(Record({"train/loss": 0.25, "opt_steps": 3}))
     >>> r["train/loss"], r["opt_steps"]
     (0.25, 3.0)

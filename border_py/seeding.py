@@ -44,7 +44,7 @@ def global_rng_states() -> dict[str, Any]:
     """The states of python's ``random``, numpy's global RNG and torch's CPU RNG, as plain data and numpy
     arrays (what a checkpoint's JSON trainer state holds).
 
-    Example:
+    Examples:
         >>> state = global_rng_states(); a = random.random()
         >>> set_global_rng_states(state); random.random() == a
         True

@@ -82,7 +82,7 @@ class NStepStepProcessor:
         n_steps: the number of rewards summed (>= 1).
         gamma: the discount factor per env step.
 
-    Example:
+    Examples:
         >>> p = NStepStepProcessor(n_steps=2, gamma=0.5)
         >>> p.reset(np.zeros(1, np.float32))
         >>> step = Step(act=np.array(0), obs=np.ones(1, np.float32), reward=1.0,
@@ -141,7 +141,7 @@ class NStepStepProcessor:
 class NStepStepProcessorConfig:
     """Config of :class:`NStepStepProcessor`.
 
-    Example:
+    Examples:
         >>> NStepStepProcessorConfig(n_steps=3, gamma=0.99).build().n_steps
         3
     """
@@ -167,7 +167,7 @@ class SimpleStepProcessor(NStepStepProcessor):
     Args:
         gamma: the discount factor per env step, stored as each transition's ``discount``.
 
-    Example:
+    Examples:
         >>> p = SimpleStepProcessor(gamma=0.99)
         >>> p.reset(np.zeros(2, np.float32))
     """
@@ -180,7 +180,7 @@ class SimpleStepProcessor(NStepStepProcessor):
 class SimpleStepProcessorConfig:
     """Config of :class:`SimpleStepProcessor`.
 
-    Example:
+    Examples:
         >>> SimpleStepProcessorConfig(gamma=0.9).build().gamma
         0.9
     """
@@ -209,7 +209,7 @@ class FrameStackStepProcessor:
         n_steps: the number of rewards summed (>= 1).
         gamma: the discount factor per env step.
 
-    Example:
+    Examples:
         >>> p = FrameStackStepProcessor(n_steps=1, gamma=0.99)
         >>> first = np.zeros((4, 2, 2), np.uint8); first[-1] = 1
         >>> p.reset(first)
@@ -308,7 +308,7 @@ class FrameStackStepProcessor:
 class FrameStackStepProcessorConfig:
     """Config of :class:`FrameStackStepProcessor`.
 
-    Example:
+    Examples:
         >>> FrameStackStepProcessorConfig(n_steps=3, gamma=0.99).build().n_steps
         3
     """

@@ -15,7 +15,7 @@ class NatureCnnConfig:
     each followed by a ReLU, flattened (3,136 features for 84x84 frames). The agent's ``hidden`` layers
     follow (Nature: one of 512 units).
 
-    Example:
+    Examples:
         >>> NatureCnnConfig().build((4, 84, 84)).out_features
         3136
     """
@@ -37,7 +37,7 @@ class NatureCnn(nn.Module):
     The frames are scaled to [0, 1] here, on the network's device: a batch crosses to the GPU as uint8, a
     quarter of the float32 bytes, and no float copy of a frame is ever stored.
 
-    Example:
+    Examples:
         >>> NatureCnn((4, 84, 84))(torch.zeros(2, 4, 84, 84, dtype=torch.uint8)).shape
         torch.Size([2, 3136])
     """

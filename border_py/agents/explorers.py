@@ -46,7 +46,7 @@ class SoftmaxConfig:
 class EpsilonGreedy:
     """Random action with probability epsilon, else greedy; epsilon follows a linear schedule in env steps.
 
-    Example:
+    Examples:
         >>> e = EpsilonGreedy(EpsilonGreedyConfig(eps_start=1.0, eps_final=0.0, final_step=10), seed=0)
         >>> e.epsilon()
         1.0

@@ -20,7 +20,7 @@ class RunningMeanStd:
         epsilon: the weight (in samples) of the prior mean 0 and variance 1, so that the first batch does
             not set a variance of 0.
 
-    Example:
+    Examples:
         >>> stats = RunningMeanStd(shape=(1,), epsilon=0.0)
         >>> stats.update(np.array([[1.0], [3.0]])); stats.mean.tolist(), stats.var.tolist()
         ([2.0], [1.0])
@@ -69,7 +69,7 @@ class ObsNormalizer(nn.Module):
     """``(obs - mean) / std`` with fixed statistics (an offline dataset's), as a module whose buffers are
     saved with the agent's files; the identity without statistics.
 
-    Example:
+    Examples:
         >>> ObsNormalizer(2, np.array([1.0, 1.0]), np.array([2.0, 2.0]))(torch.tensor([[3.0, 1.0]])).tolist()
         [[1.0, 0.0]]
     """

@@ -27,7 +27,7 @@ class ActionScale:
     Raises:
         ValueError: the bounds are not finite, not of one shape, or not ordered.
 
-    Example:
+    Examples:
         >>> s = ActionScale(np.array([-2.0]), np.array([2.0]), torch.device("cpu"))
         >>> s.to_unit(torch.tensor([[1.0]])).tolist(), s.from_unit(torch.tensor([[1.0]])).tolist()
         ([[0.5]], [[2.0]])
@@ -64,7 +64,7 @@ class GaussianPolicy(nn.Module):
     """A Gaussian over unit actions: mean ``tanh(mlp(obs))``, a state-independent log standard deviation
     clamped to ``[log_std_min, log_std_max]`` (IQL's and AWAC's policy in CORL).
 
-    Example:
+    Examples:
         >>> mean, log_std = GaussianPolicy(3, 2, (8,))(torch.zeros(4, 3))
         >>> mean.shape, log_std.shape
         (torch.Size([4, 2]), torch.Size([2]))

@@ -37,7 +37,7 @@ class BatchPolicy(Protocol[O_contra, A_co]):
 def sample_all(policy: Policy[O_contra, A_co], obs: Sequence[O_contra]) -> Sequence[A_co]:
     """``policy.sample_batch(obs)`` when the policy has it, else ``[policy.sample(o) for o in obs]``.
 
-    Example:
+    Examples:
         >>> class Double:
         ...     def sample(self, obs: int) -> int:
         ...         return 2 * obs

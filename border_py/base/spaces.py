@@ -36,7 +36,7 @@ class Spaces:
         ValueError: both or neither action spaces, an empty or non-positive observation shape,
             ``n_actions`` < 1, or box bounds of different shapes, not finite, or not ``low < high``.
 
-    Example:
+    Examples:
         >>> Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]).action_dim
         1
         >>> Spaces(obs_shape=(4,), n_actions=2).discrete

@@ -12,7 +12,7 @@ class RateLimiter:
     ahead); an actor may be given ``steps`` more env steps only while the inserted and in-flight env steps
     would call for at most ``tolerance`` opt steps the learner has not taken (actors wait when ahead).
 
-    Example:
+    Examples:
         >>> limiter = RateLimiter(opt_interval=2, tolerance=3)
         >>> limiter.opts_allowed(env_steps=10, opt_steps=4, warmup_end=0)
         1

@@ -36,7 +36,7 @@ class AtariEnvConfig:
     84x84 grayscale and stacks the last ``stack`` of those; an episode starts with up to ``noop_max`` no-op
     steps. Frames before an episode's first observation are zeros.
 
-    Example:
+    Examples:
         >>> AtariEnvConfig(game="breakout").evaluation().reward_clipping
         False
     """
@@ -240,7 +240,7 @@ class AtariEnv(SpaceInfo):
 class AtariVecEnvConfig:
     """Config of :class:`AtariVecEnv`: ``num_envs`` copies of one Atari game.
 
-    Example:
+    Examples:
         >>> AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=4).build(seed=0).num_envs
         4
     """

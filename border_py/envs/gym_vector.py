@@ -28,7 +28,7 @@ from border_py.record import Record
 class GymVecEnvConfig:
     """Config of :class:`GymVecEnv`: ``num_envs`` copies of a Gymnasium env in one vector env.
 
-    Example:
+    Examples:
         >>> env = GymVecEnvConfig(name="CartPole-v1", num_envs=4).build(seed=0)
         >>> len(env.reset())
         4

@@ -76,7 +76,7 @@ class NumpyPolicy:
     ``(n, act_dim)`` within the bounds for a continuous one. ``values(obs)`` gives the per-action values a
     discrete policy maximises, ``(n, n_actions)``.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from border_py.agents import Dqn, DqnConfig
         >>> from border_py.export import export_numpy

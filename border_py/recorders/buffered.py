@@ -9,7 +9,7 @@ from border_py.recorders.aggregating import AggregatingRecorder
 class BufferedRecorder(AggregatingRecorder):
     """Keeps every written record with its step, for tests and notebooks.
 
-    Example:
+    Examples:
         >>> r = BufferedRecorder()
         >>> r.store(Record({"train/loss": 1.0})); r.store(Record({"train/loss": 3.0})); r.flush(10)
         >>> r.scalars("train/loss"), r.scalars("train/loss_max")

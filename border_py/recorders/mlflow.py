@@ -24,7 +24,7 @@ _FLUSH_WAIT = 2.0  # in seconds: how long a flush waits for its batch while the 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     """Nested config data as MLflow params: dotted keys, values as text.
 
-    Example:
+    Examples:
         >>> flatten({"trainer": {"max_opts": 10, "model_dir": None}, "agent": {"hidden": [64, 64]}})
         {'trainer.max_opts': '10', 'trainer.model_dir': 'None', 'agent.hidden': '[64, 64]'}
     """
@@ -65,7 +65,7 @@ class MlflowRecorder(AggregatingRecorder):
     Raises:
         ImportError: mlflow is not installed.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as d:
         ...     r = MlflowRecorder(tracking_uri=f"sqlite:///{d}/mlflow.db", experiment_name="doc")

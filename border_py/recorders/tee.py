@@ -13,7 +13,7 @@ class TeeRecorder:
 
     ``close`` closes every recorder, also when one of them fails (the first error is raised after).
 
-    Example:
+    Examples:
         >>> from border_py.recorders import BufferedRecorder
         >>> a, b = BufferedRecorder(), BufferedRecorder()
         >>> tee = TeeRecorder([a, b]); tee.write(Record({"x": 1.0}), step=1)

@@ -28,7 +28,7 @@ class TensorboardRecorder(AggregatingRecorder):
             hides whatever the interrupted run wrote at steps ``>= N + 1`` (after its checkpoint), so the
             curves continue from the checkpoint instead of doubling back.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as d:
         ...     r = TensorboardRecorder(d)

@@ -35,7 +35,7 @@ class ArrayDataset:
     Raises:
         ValueError: a column is missing or malformed (the message names it).
 
-    Example:
+    Examples:
         >>> n = 5
         >>> columns = {"obs": np.zeros((n, 3)), "next_obs": np.ones((n, 3)), "act": np.zeros(n, np.int64),
         ...            "reward": np.ones(n), "is_terminated": np.zeros(n), "is_truncated": np.zeros(n),

@@ -32,7 +32,7 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 class FrameReplayBufferConfig:
     """Config of :class:`FrameReplayBuffer`.
 
-    Example:
+    Examples:
         >>> FrameReplayBufferConfig(capacity=1000, stack=4).build(seed=0).capacity
         1000
     """
@@ -73,7 +73,7 @@ class FrameReplayBuffer:
         config: capacity, stack size and prioritized-replay settings.
         seed: the seed of the sampling RNG.
 
-    Example:
+    Examples:
         >>> from border_py.replay_buffer.transition import FrameTransition
         >>> buffer = FrameReplayBufferConfig(capacity=8, stack=2).build(seed=0)
         >>> f = np.ones((3, 3), np.uint8)

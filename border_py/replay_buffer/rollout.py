@@ -69,7 +69,7 @@ class Rollout:
 class RolloutBufferConfig:
     """Config of :class:`RolloutBuffer`.
 
-    Example:
+    Examples:
         >>> RolloutBufferConfig(n_steps=32, num_envs=8).rollout_size
         256
     """
@@ -100,7 +100,7 @@ class RolloutBuffer:
     Args:
         config: the rollout's shape.
 
-    Example:
+    Examples:
         >>> buffer = RolloutBufferConfig(n_steps=2).build(seed=0)
         >>> o = np.zeros(3, np.float32)
         >>> for _ in range(2):

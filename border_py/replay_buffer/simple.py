@@ -51,7 +51,7 @@ class PerConfig:
 class SimpleReplayBufferConfig:
     """Config of :class:`SimpleReplayBuffer`.
 
-    Example:
+    Examples:
         >>> buffer = SimpleReplayBufferConfig(capacity=1000).build(seed=0)
     """
 
@@ -76,7 +76,7 @@ class SimpleReplayBuffer:
         config: capacity and prioritized-replay settings.
         seed: the seed of the sampling RNG.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> buffer = SimpleReplayBufferConfig(capacity=2).build(seed=0)
         >>> o = np.zeros(3, np.float32)

@@ -100,7 +100,7 @@ class SumTree:
         capacity: the number of leaves.
         compiled: use the numba tree walks when numba is installed.
 
-    Example:
+    Examples:
         >>> t = SumTree(4)
         >>> t.update(np.array([0, 1]), np.array([1.0, 3.0]))
         >>> t.total(), t.min()

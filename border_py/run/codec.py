@@ -228,7 +228,7 @@ _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 def parse_value(text: str) -> Any:
     """A ``--set`` value as YAML reads it, except that ``3e-4`` is a number (YAML 1.1 reads a string).
 
-    Example:
+    Examples:
         >>> parse_value("3e-4"), parse_value("[64, 64]"), parse_value("null"), parse_value("huber")
         (0.0003, [64, 64], None, 'huber')
     """

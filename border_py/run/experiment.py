@@ -9,7 +9,7 @@ buffer cannot store, or an agent that cannot read the env's observations, is a t
 (:mod:`border_py.run.codec`), the same pairings are checked when the experiment is made
 (:func:`check_pairing`).
 
-Example:
+Examples:
     >>> from border_py import GymEnvConfig, NStepStepProcessorConfig, SimpleReplayBufferConfig
     >>> from border_py import TrainerConfig
     >>> from border_py.agents import DqnConfig

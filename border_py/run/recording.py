@@ -141,7 +141,7 @@ def _mlflow_recorder(
 def changed_fields(before: AnyExperiment, after: AnyExperiment) -> dict[str, str]:
     """The dotted fields whose values differ, as ``old -> new`` (what a resume changed).
 
-    Example:
+    Examples:
         >>> from border_py.run import zoo
         >>> a = zoo.experiment("dqn", "CartPole-v1", "x")
         >>> changed_fields(a, zoo.experiment("dqn", "CartPole-v1", "x", trainer={"max_opts": 7000}))

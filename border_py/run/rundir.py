@@ -44,7 +44,7 @@ class RunDir(ModelDir):
     Args:
         path: the directory (created by :meth:`hold` when missing).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> with tempfile.TemporaryDirectory() as d, RunDir(Path(d) / "run").hold() as run_dir:
         ...     run_dir.holds_a_run(), run_dir.resume_point()

@@ -81,7 +81,7 @@ def variants(algo: str, env_id: str) -> list[str]:
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     """``over`` deep-merged into ``base``; a component of another ``type`` replaces the base's whole.
 
-    Example:
+    Examples:
         >>> merge({"agent": {"type": "dqn", "lr": 1.0, "hidden": [64]}}, {"agent": {"lr": 2.0}})
         {'agent': {'type': 'dqn', 'lr': 2.0, 'hidden': [64]}}
         >>> merge({"env": {"type": "gym", "name": "x"}}, {"env": {"type": "gym_vec", "num_envs": 4}})
@@ -163,7 +163,7 @@ def experiment(
     Raises:
         ConfigError: an unknown algorithm or variant, or a change the configs refuse.
 
-    Example:
+    Examples:
         >>> experiment("dqn", "CartPole-v1", "runs/x", trainer={"seed": 3}).trainer.seed
         3
     """

@@ -18,7 +18,7 @@ Frames = npt.NDArray[np.uint8]
 class PixelBanditEnvConfig:
     """Config of :class:`PixelBanditEnv`.
 
-    Example:
+    Examples:
         >>> PixelBanditEnvConfig(size=36).build(seed=0).reset().shape
         (4, 36, 36)
     """

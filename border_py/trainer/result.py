@@ -27,7 +27,7 @@ def parse_evaluations(rows: Iterable[Any]) -> list[Evaluation]:
     Raises:
         ValueError, TypeError: a row is not three numbers.
 
-    Example:
+    Examples:
         >>> parse_evaluations([[1, 10, 0.5]])
         [Evaluation(opt_steps=1, env_steps=10, score=0.5)]
     """
@@ -40,7 +40,7 @@ EvaluationObserver: TypeAlias = Callable[[Evaluation], bool]
 The one hook the trainers offer: what tuning (a pruner) and early stopping need, and nothing more. An
 observer runs after ``best/`` is saved; it must not touch the agent.
 
-Example:
+Examples:
     >>> stop_below_zero: EvaluationObserver = lambda evaluation: evaluation.score < 0
 """
 
@@ -63,7 +63,7 @@ class TrainResult:
     def env_steps_to_reach(self, score: float) -> int | None:
         """In env steps: when an evaluation first scored ``>= score``; ``None`` if none did.
 
-        Example:
+        Examples:
             >>> r = TrainResult(opt_steps=2, env_steps=20, best_score=5.0, last_score=5.0,
             ...                 evaluations=(Evaluation(1, 10, 1.0), Evaluation(2, 20, 5.0)))
             >>> r.env_steps_to_reach(5.0), r.env_steps_to_reach(9.0)

@@ -32,7 +32,7 @@ class Awac(GaussianActorCritic):
         seed: seeds network initialisation and sampling.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> agent = Awac(AwacConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape

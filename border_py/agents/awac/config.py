@@ -22,7 +22,7 @@ class AwacConfig:
 
     The discount is not here: each transition carries its own (the dataset's ``gamma``).
 
-    Example:
+    Examples:
         >>> AwacConfig().lam
         1.0
     """

@@ -29,7 +29,7 @@ class Bc(OfflineAgent):
         action_bounds: the Box's ``(low, high)`` for continuous actions.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> agent = Bc(BcConfig(), 3, seed=0, action_bounds=(np.array([-2.0]), np.array([2.0])))
         >>> float(abs(agent.sample(np.zeros(3, np.float32))[0])) <= 2.0

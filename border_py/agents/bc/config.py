@@ -20,7 +20,7 @@ from border_py.config import layer_sizes, positive_finite
 class BcConfig:
     """Config of :class:`~border_py.agents.bc.Bc`; the defaults are d3rlpy's.
 
-    Example:
+    Examples:
         >>> BcConfig(policy="gaussian").batch_size
         100
     """

@@ -10,7 +10,7 @@ def regression_loss(predicted: torch.Tensor, action: torch.Tensor) -> torch.Tens
     """Mean squared error between predicted and dataset actions (summed over components, averaged over
     the batch).
 
-    Example:
+    Examples:
         >>> float(regression_loss(torch.tensor([[0.0, 1.0]]), torch.tensor([[1.0, 1.0]])))
         1.0
     """
@@ -20,7 +20,7 @@ def regression_loss(predicted: torch.Tensor, action: torch.Tensor) -> torch.Tens
 def likelihood_loss(log_prob: torch.Tensor) -> torch.Tensor:
     """Negative mean log-likelihood of the dataset actions.
 
-    Example:
+    Examples:
         >>> float(likelihood_loss(torch.tensor([-1.0, -3.0])))
         2.0
     """
@@ -30,7 +30,7 @@ def likelihood_loss(log_prob: torch.Tensor) -> torch.Tensor:
 def classification_loss(logits: torch.Tensor, action: torch.Tensor) -> torch.Tensor:
     """Cross-entropy of the dataset's discrete actions.
 
-    Example:
+    Examples:
         >>> round(float(classification_loss(torch.zeros(1, 2), torch.tensor([1]))), 4)
         0.6931
     """

@@ -26,7 +26,7 @@ class DqnConfig:
     The discount is not here: each transition carries its own (``gamma^k``), set by the step processor
     (``SimpleStepProcessorConfig.gamma`` or ``NStepStepProcessorConfig``).
 
-    Example:
+    Examples:
         >>> DqnConfig(hidden=(256, 256), double_dqn=True).loss
         'huber'
     """

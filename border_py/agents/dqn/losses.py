@@ -17,7 +17,7 @@ def td_target(
     Bootstraps through truncation, not termination: a time-limit cut is not a terminal state, so its
     ``next_value`` (from the final observation of the episode) counts.
 
-    Example:
+    Examples:
         >>> td_target(torch.tensor([1.0, 1.0]), torch.tensor([0.0, 1.0]), torch.tensor([2.0, 2.0]),
         ...           torch.tensor([0.5, 0.5]))
         tensor([2., 1.])
@@ -46,7 +46,7 @@ def td_loss(
 
     ``mse`` is ``(q - target)^2`` (no 1/2); ``huber`` is smooth L1 with delta 1.
 
-    Example:
+    Examples:
         >>> td_loss(torch.tensor([0.0, 0.0]), torch.tensor([0.5, 3.0]), "huber")
         tensor(1.3125)
     """

@@ -19,7 +19,7 @@ class QNetwork(nn.Module):
     advantages ``A(s, a)``; ``Q = V + A - mean_a A`` (the mean, not the max, as Wang et al. recommend for
     stability), which keeps ``V`` identifiable.
 
-    Example:
+    Examples:
         >>> QNetwork(4, 2, (8,), dueling=True)(torch.zeros(3, 4)).shape
         torch.Size([3, 2])
     """

@@ -31,7 +31,7 @@ class Iql(GaussianActorCritic):
         seed: seeds network initialisation and sampling.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> agent = Iql(IqlConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape

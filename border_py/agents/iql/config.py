@@ -24,7 +24,7 @@ class IqlConfig:
 
     The discount is not here: each transition carries its own (the dataset's ``gamma``).
 
-    Example:
+    Examples:
         >>> IqlConfig().expectile
         0.7
     """

@@ -11,7 +11,7 @@ def expectile_loss(diff: torch.Tensor, expectile: float) -> torch.Tensor:
     """Asymmetric squared loss ``mean(|expectile - 1{diff < 0}| diff^2)`` of ``diff = Q - V``: minimised by
     V at the ``expectile`` of Q.
 
-    Example:
+    Examples:
         >>> float(expectile_loss(torch.tensor([1.0, -1.0]), 0.7))
         0.5
     """
@@ -23,7 +23,7 @@ def advantage_weights(advantage: torch.Tensor, temperature: float, max_weight: f
     """``min(exp(temperature * advantage), max_weight)``: the weights of advantage-weighted regression,
     clipped as the IQL paper and CORL do.
 
-    Example:
+    Examples:
         >>> advantage_weights(torch.tensor([0.0, 10.0]), 1.0, 100.0).tolist()
         [1.0, 100.0]
     """
@@ -35,7 +35,7 @@ def value_target(
 ) -> torch.Tensor:
     """``reward + (1 - terminated) * discount * V(next_obs)``.
 
-    Example:
+    Examples:
         >>> half, four = torch.full((2,), 0.5), torch.full((2,), 4.0)
         >>> value_target(torch.ones(2), torch.tensor([0.0, 1.0]), half, four).tolist()
         [3.0, 1.0]
@@ -48,7 +48,7 @@ def cosine_lr(base: float, step: int, decay_steps: int) -> float:
     ``decay_steps`` updates, 0 after them (torch's ``CosineAnnealingLR`` over one half-period, stepped once
     per update).
 
-    Example:
+    Examples:
         >>> cosine_lr(1.0, 0, 100), cosine_lr(1.0, 50, 100), cosine_lr(1.0, 150, 100)
         (1.0, 0.5, 0.0)
     """

@@ -43,7 +43,7 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
         ValueError: ``config.device`` does not exist on this machine, or ``obs_shape`` is missing or of
             another size than ``obs_dim``.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> agent = Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)

@@ -64,7 +64,7 @@ class IqnConfig:
     linear layer over ``cos(pi i tau)`` for ``i = 0 .. n_cos - 1``, ``f`` an MLP to one quantile per action.
     The discount is not here: each transition carries its own, set by the step processor.
 
-    Example:
+    Examples:
         >>> IqnConfig(act_taus=FixedTaus(taus=(0.25,))).pred_taus
         UniformTaus(kind='uniform', n=8)
     """

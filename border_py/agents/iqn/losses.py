@@ -10,7 +10,7 @@ def quantile_target(
 ) -> torch.Tensor:
     """The distributional target ``r + discount * (1 - terminated) * Z'(s', a*)``, ``(batch, n_target)``.
 
-    Example:
+    Examples:
         >>> quantile_target(torch.ones(1), torch.zeros(1), torch.tensor([0.5]), torch.tensor([[2.0, 4.0]]))
         tensor([[2., 3.]])
     """
@@ -33,7 +33,7 @@ def quantile_huber_loss(
         target: target quantiles (no gradient), ``(batch, N')``.
         kappa: the Huber threshold (> 0).
 
-    Example:
+    Examples:
         >>> quantile_huber_loss(torch.tensor([[0.0]]), torch.tensor([[0.25]]), torch.tensor([[2.0]]), 1.0)
         tensor([0.3750])
     """

@@ -18,7 +18,7 @@ def sample_taus(
 ) -> torch.Tensor:
     """Quantile fractions ``(batch, n)`` as ``sampling`` says; only ``uniform`` draws from ``generator``.
 
-    Example:
+    Examples:
         >>> sample_taus(EvenTaus(n=4), 1, torch.Generator(), torch.device("cpu"))
         tensor([[0.1250, 0.3750, 0.6250, 0.8750]])
     """
@@ -38,7 +38,7 @@ class IqnNetwork(nn.Module):
     maps the product to one quantile per action. With an ``encoder`` (the Nature CNN), ``psi`` runs on its
     features: pixel observations ``(batch, *obs_shape)``.
 
-    Example:
+    Examples:
         >>> net = IqnNetwork(4, 2, hidden=(8,), embed_dim=8, n_cos=16, head_hidden=(8,))
         >>> net(torch.zeros(3, 4), torch.rand(3, 5)).shape
         torch.Size([3, 5, 2])

@@ -59,7 +59,7 @@ class Ppo(TrainEvalMode):
         ValueError: neither or both of ``n_actions`` and ``action_dim``, gSDE with discrete actions, or a
             device this machine does not have.
 
-    Example:
+    Examples:
         >>> agent = Ppo(PpoConfig(), obs_dim=4, seed=0, n_actions=2)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True

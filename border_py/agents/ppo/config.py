@@ -25,7 +25,7 @@ class PpoConfig:
     The discount is not here: each transition carries its own (``SimpleStepProcessorConfig.gamma``). The
     rollout's length is the buffer's (``RolloutBufferConfig.n_steps``).
 
-    Example:
+    Examples:
         >>> PpoConfig(lr_schedule="linear", schedule_env_steps=100_000).clip_range
         0.2
     """

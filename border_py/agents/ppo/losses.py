@@ -24,7 +24,7 @@ def gae(
     Returns:
         ``(advantages, returns)`` with ``returns = advantages + value``.
 
-    Example:
+    Examples:
         >>> z = torch.zeros(2, 1)
         >>> a, r = gae(torch.ones(2, 1), z, z, z, z, torch.full((2, 1), 0.5), lam=1.0)
         >>> a.squeeze(1).tolist()
@@ -45,7 +45,7 @@ def clipped_surrogate(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """PPO's policy loss ``-mean(min(ratio A, clip(ratio, 1 - clip, 1 + clip) A))`` and the ratios.
 
-    Example:
+    Examples:
         >>> loss, _ = clipped_surrogate(torch.tensor([0.5]), torch.tensor([0.0]), torch.tensor([2.0]), 0.2)
         >>> round(float(loss), 4)
         -2.4
@@ -62,7 +62,7 @@ def value_loss(
     """``mean((returns - V)^2)``, with ``V`` kept within ``clip`` of the rollout's value when ``clip`` is
     set (SB3's ``clip_range_vf``: the clipped prediction replaces the prediction).
 
-    Example:
+    Examples:
         >>> float(value_loss(torch.tensor([3.0]), torch.tensor([0.0]), torch.tensor([1.0]), clip=0.5))
         0.25
     """
@@ -74,7 +74,7 @@ def value_loss(
 def approx_kl(log_prob: torch.Tensor, old_log_prob: torch.Tensor) -> torch.Tensor:
     """The estimator ``mean((ratio - 1) - log ratio)`` of ``KL(old || new)`` (always >= 0).
 
-    Example:
+    Examples:
         >>> float(approx_kl(torch.zeros(3), torch.zeros(3)))
         0.0
     """
@@ -86,7 +86,7 @@ def explained_variance(prediction: torch.Tensor, target: torch.Tensor) -> float:
     """``1 - Var(target - prediction) / Var(target)``: 1 is perfect, 0 no better than a constant; NaN when
     the target does not vary.
 
-    Example:
+    Examples:
         >>> explained_variance(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0]))
         1.0
     """

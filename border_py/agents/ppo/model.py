@@ -20,7 +20,7 @@ class TwinMlp(nn.Module):
     Initialisation per network: orthogonal with ``gain`` (``None``: PyTorch's ``nn.Linear`` default,
     uniform in ``+-1/sqrt(fan_in)``), zero biases with orthogonal weights.
 
-    Example:
+    Examples:
         >>> pi, vf = TwinMlp(4, (8, 8), "tanh", gain=math.sqrt(2))(torch.zeros(3, 4))
         >>> pi.shape, vf.shape
         (torch.Size([3, 8]), torch.Size([3, 8]))
@@ -63,7 +63,7 @@ class ActorCritic(nn.Module):
     ``(latent_dim, act_dim)``: the standard deviations of the noise weights. With ``ortho_init`` the hidden
     layers are initialised orthogonally with gain sqrt(2), the action head with 0.01 and the value head 1.
 
-    Example:
+    Examples:
         >>> net = ActorCritic(4, 2, True, (8,), "tanh", True, 0.0, gsde=False)
         >>> latent, out, value = net(torch.zeros(3, 4))
         >>> out.shape, value.shape

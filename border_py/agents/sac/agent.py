@@ -67,7 +67,7 @@ class Sac(TrainEvalMode):
     Raises:
         ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
 
-    Example:
+    Examples:
         >>> agent = Sac(SacConfig(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)

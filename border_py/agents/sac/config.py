@@ -22,7 +22,7 @@ class SacConfig:
     The discount is not here: each transition carries its own, set by the step processor. Action bounds
     are not here either: the agent takes them from the env's Box action space.
 
-    Example:
+    Examples:
         >>> SacConfig(n_critics=3).target_entropy is None
         True
     """

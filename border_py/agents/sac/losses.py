@@ -30,7 +30,7 @@ def squashed_gaussian_log_prob(
     Returns:
         ``(batch,)`` log-densities.
 
-    Example:
+    Examples:
         >>> z = torch.zeros(1, 1)
         >>> float(squashed_gaussian_log_prob(z, z, z, torch.ones(1)))  # log N(0; 0, 1), Jacobian 1
         -0.9189385175704956
@@ -54,7 +54,7 @@ def soft_q_target(
 
     Bootstraps through truncation (a time limit is not a terminal state), not termination.
 
-    Example:
+    Examples:
         >>> one = torch.ones(1)
         >>> soft_q_target(one, 0 * one, 0.5 * one, 4 * one, -2 * one, 0.5, 1.0)  # 1 + 0.5 (4 + 1)
         tensor([3.5000])
@@ -66,7 +66,7 @@ def critic_loss(q: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | No
     """``sum_i mean_batch 0.5 (Q_i - target)^2`` over the ensemble (``q`` is ``(n, batch)``), weighted by
     importance weights when given.
 
-    Example:
+    Examples:
         >>> critic_loss(torch.tensor([[1.0], [3.0]]), torch.tensor([2.0]))  # 0.5 (1 + 1)
         tensor(1.)
     """
@@ -79,7 +79,7 @@ def critic_loss(q: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | No
 def actor_loss(log_prob: torch.Tensor, q_min: torch.Tensor, alpha: torch.Tensor | float) -> torch.Tensor:
     """``mean(alpha log pi(a|s) - min_i Q_i(s, a))`` for actions ``a`` freshly sampled from the policy.
 
-    Example:
+    Examples:
         >>> actor_loss(torch.tensor([-1.0, -3.0]), torch.tensor([2.0, 4.0]), 0.5)
         tensor(-4.)
     """
@@ -90,7 +90,7 @@ def alpha_loss(log_alpha: torch.Tensor, log_prob: torch.Tensor, target_entropy: 
     """``-mean(log_alpha * (log pi + target_entropy))``: raises alpha when the entropy ``-log pi`` is
     below the target, lowers it when above.
 
-    Example:
+    Examples:
         >>> alpha_loss(torch.tensor(0.0), torch.tensor([1.0]), -1.0)
         tensor(-0.)
     """

@@ -17,7 +17,7 @@ class GaussianActor(nn.Module):
 
     The network outputs ``log_std``; the std is ``exp(log_std)``, taken once, where the loss needs it.
 
-    Example:
+    Examples:
         >>> mean, log_std = GaussianActor(3, 2, (8,), -20.0, 2.0)(torch.zeros(5, 3))
         >>> mean.shape, log_std.shape
         (torch.Size([5, 2]), torch.Size([5, 2]))
