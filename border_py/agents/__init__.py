@@ -12,6 +12,8 @@ from border_py.agents.iql import Iql, IqlConfig
 from border_py.agents.iqn import EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
 from border_py.agents.ppo import Ppo, PpoConfig
 from border_py.agents.sac import Sac, SacConfig
+from border_py.agents.td3 import Td3, Td3Config
+from border_py.agents.td3bc import Td3Bc, Td3BcConfig
 
 __all__ = [
     "Awac",
@@ -34,5 +36,9 @@ __all__ = [
     "Sac",
     "SacConfig",
     "SoftmaxConfig",
+    "Td3",
+    "Td3Bc",
+    "Td3BcConfig",
+    "Td3Config",
     "UniformTaus",
 ]

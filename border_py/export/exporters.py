@@ -21,21 +21,19 @@ from border_py.agents.dqn import Dqn
 from border_py.agents.iqn import Iqn
 from border_py.agents.iqn.config import EvenTaus, FixedTaus
 from border_py.agents.iqn.model import sample_taus
-from border_py.agents.offline_base import OfflineAgent
-from border_py.agents.ppo import Ppo
 from border_py.agents.sac import Sac
-from border_py.export.mlp_parts import MlpGreedy, mlp_parts, mlp_spec
+from border_py.export.mlp_parts import MlpAgent, MlpGreedy, mlp_parts, mlp_spec
 from border_py.export.numpy_policy import F32, FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE
 from border_py.export.onnx_policy import ONNX_FILE
 
-Exportable = Dqn | Iqn | Sac | Ppo | OfflineAgent
-"""The agents whose greedy policy can be exported: DQN, IQN, SAC, PPO, BC, IQL and AWAC."""
+Exportable = Dqn | Iqn | Sac | MlpAgent
+"""The agents whose greedy policy can be exported: DQN, IQN, SAC, PPO, BC, IQL, AWAC and TD3."""
 
 
 def _check(agent: object) -> None:
-    if not isinstance(agent, Dqn | Iqn | Sac | Ppo | OfflineAgent):
+    if not isinstance(agent, Dqn | Iqn | Sac | MlpAgent):
         raise TypeError(
-            f"export supports DQN, IQN, SAC, PPO, BC, IQL and AWAC agents, got {type(agent).__name__}"
+            f"export supports DQN, IQN, SAC, PPO, BC, IQL, AWAC and TD3 agents, got {type(agent).__name__}"
         )
     if isinstance(agent, Dqn | Iqn) and agent.config.encoder is not None:
         raise ValueError(
@@ -107,7 +105,7 @@ def greedy_module(agent: Exportable) -> nn.Module:
     and IQN, ``-> action`` for SAC. It shares the agent's networks (no copy), in eval mode."""
     _check(agent)
     module: nn.Module
-    if isinstance(agent, Ppo | OfflineAgent):
+    if isinstance(agent, MlpAgent):
         module = MlpGreedy(mlp_parts(agent)).to(agent.device)
     elif isinstance(agent, Dqn):
         module = _DqnGreedy(agent)
@@ -140,7 +138,7 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
 
     network: dict[str, Any]
     action: dict[str, Any]
-    if isinstance(agent, Ppo | OfflineAgent):
+    if isinstance(agent, MlpAgent):
         network, action = mlp_spec(mlp_parts(agent), weights)
     elif isinstance(agent, Dqn):
         net = agent.net
@@ -163,7 +161,7 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
     spec = {
         "format": FORMAT,
         "version": VERSION,
-        "kind": "mlp" if isinstance(agent, Ppo | OfflineAgent) else type(agent).__name__.lower(),
+        "kind": "mlp" if isinstance(agent, MlpAgent) else type(agent).__name__.lower(),
         "obs_dim": agent.obs_dim,
         "action": action,
         "network": network,
@@ -219,7 +217,7 @@ def export_onnx(agent: Exportable, path: Path | str) -> Path:
     _check(agent)
     module = greedy_module(agent)
     discrete = isinstance(agent, Dqn | Iqn) or (
-        isinstance(agent, Ppo | OfflineAgent) and mlp_parts(agent).head == "argmax"
+        isinstance(agent, MlpAgent) and mlp_parts(agent).head == "argmax"
     )
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)

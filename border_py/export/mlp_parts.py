@@ -1,4 +1,4 @@
-"""The greedy policy of PPO, BC, IQL and AWAC as plain parts: observation normalisation, an MLP, a head.
+"""The greedy policy of PPO, BC, IQL, AWAC and TD3 as plain parts: observation normalisation, an MLP, a head.
 
 Every one of them acts, in eval mode, as ``head(mlp(normalise(obs)))``:
 
@@ -25,6 +25,7 @@ from border_py.agents.bc import Bc
 from border_py.agents.offline_base import OfflineAgent
 from border_py.agents.policies import GaussianPolicy
 from border_py.agents.ppo import Ppo
+from border_py.agents.td3 import Td3
 
 F32 = npt.NDArray[np.float32]
 Head = Literal["argmax", "identity", "tanh_box"]
@@ -96,8 +97,27 @@ def _offline_parts(agent: OfflineAgent) -> MlpParts:
     )
 
 
-def mlp_parts(agent: Ppo | OfflineAgent) -> MlpParts:
-    """The greedy policy of a PPO, BC, IQL or AWAC agent as arrays (see the module docstring)."""
+def _td3_parts(agent: Td3) -> MlpParts:
+    return MlpParts(
+        obs_mean=None,
+        obs_std=None,
+        obs_clip=None,
+        layers=_linear_layers(agent.actor.net),
+        activation="relu",
+        head="tanh_box",
+        low=_f32(agent.action_low),
+        high=_f32(agent.action_high),
+    )
+
+
+MlpAgent = Ppo | OfflineAgent | Td3
+"""The agents whose greedy policy is one MLP with a head: exported as the ``mlp`` kind."""
+
+
+def mlp_parts(agent: MlpAgent) -> MlpParts:
+    """The greedy policy of a PPO, BC, IQL, AWAC or TD3 agent as arrays (see the module docstring)."""
+    if isinstance(agent, Td3):
+        return _td3_parts(agent)
     return _ppo_parts(agent) if isinstance(agent, Ppo) else _offline_parts(agent)
 
 

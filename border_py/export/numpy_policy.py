@@ -9,7 +9,7 @@ An exported policy is a directory of two files:
 
 The forward passes below repeat the agents' greedy (eval-mode) action in numpy: DQN's Q-values (plain or
 dueling), IQN's mean quantile at its deterministic fractions, SAC's squashed Gaussian mean, and ``mlp``:
-``head(mlp(normalise(obs)))`` for PPO, BC, IQL and AWAC (see ``border_py.export.mlp_parts``). Nothing in
+``head(mlp(normalise(obs)))`` for PPO, BC, IQL, AWAC and TD3 (see ``border_py.export.mlp_parts``). Nothing in
 this module imports torch.
 """
 

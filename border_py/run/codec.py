@@ -48,8 +48,11 @@ TAGS: dict[str, dict[str, str]] = {
         "prefilled": "border_py.datasets:PrefilledReplayBufferConfig",
     },
     "agent": {
-        name: f"border_py.agents:{name.capitalize()}Config"
-        for name in ("dqn", "iqn", "sac", "ppo", "bc", "iql", "awac")
+        **{
+            name: f"border_py.agents:{name.capitalize()}Config"
+            for name in ("dqn", "iqn", "sac", "td3", "ppo", "bc", "iql", "awac")
+        },
+        "td3bc": "border_py.agents:Td3BcConfig",
     },
     "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
 }

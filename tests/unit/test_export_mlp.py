@@ -1,5 +1,6 @@
-"""PPO, BC, IQL and AWAC export: the numpy and ONNX policies act as the agent acts in eval mode (the same
-actions for discrete ones, within 1e-5 for continuous ones), observation normalisation folded in."""
+"""PPO, BC, IQL, AWAC, TD3 and TD3+BC export: the numpy and ONNX policies act as the agent acts in eval
+mode (the same actions for discrete ones, within 1e-5 for continuous ones), observation normalisation folded
+in."""
 
 from __future__ import annotations
 
@@ -11,7 +12,20 @@ import numpy as np
 import pytest
 import torch
 
-from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Iql, IqlConfig, Ppo, PpoConfig
+from border_py.agents import (
+    Awac,
+    AwacConfig,
+    Bc,
+    BcConfig,
+    Iql,
+    IqlConfig,
+    Ppo,
+    PpoConfig,
+    Td3,
+    Td3Bc,
+    Td3BcConfig,
+    Td3Config,
+)
 from border_py.export import NumpyPolicy, export_numpy
 from border_py.export.exporters import Exportable
 
@@ -36,6 +50,8 @@ AGENTS: dict[str, Callable[[], Any]] = {
     "bc_gaussian": lambda: Bc(BcConfig(policy="gaussian"), 4, 1, action_bounds=BOUNDS),
     "iql": lambda: Iql(IqlConfig(normalize_obs=True), 4, BOUNDS, seed=2, obs_stats=STATS),
     "awac": lambda: Awac(AwacConfig(), 4, BOUNDS, seed=3),
+    "td3": lambda: Td3(Td3Config(actor_hidden=(32, 32)), 4, *BOUNDS, seed=4),
+    "td3bc": lambda: Td3Bc(Td3BcConfig(actor_hidden=(32, 32)), 4, BOUNDS, seed=5, obs_stats=STATS),
 }
 
 

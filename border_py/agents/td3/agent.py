@@ -1,0 +1,257 @@
+"""The TD3 agent: deterministic policy, critics, their targets, exploration noise and ``opt``."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from border_py.agents.td3.config import Td3Config
+from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
+from border_py.agents.td3.model import DeterministicActor
+from border_py.agents.toolkit import (
+    CriticEnsemble,
+    TrainEvalMode,
+    adam,
+    clip_grad_norm,
+    load_modules,
+    load_optimizer,
+    load_state_arrays,
+    save_modules,
+    state_arrays,
+    torch_device,
+    update_target,
+    zero_grad,
+)
+from border_py.base.replay_buffer import ReplayBuffer
+from border_py.record import Record
+from border_py.replay_buffer.transition import TransitionBatch
+
+_STATE_KEYS = ("actor_optimizer", "critic_optimizer", "opt_steps", "updates", "generator", "ou")
+
+
+class Td3(TrainEvalMode):
+    """Twin delayed deep deterministic policy gradient (Fujimoto et al., 2018) for Box action spaces; DDPG
+    (Lillicrap et al., 2016) with :meth:`Td3Config.ddpg`.
+
+    Eval-mode actions are the policy's; train-mode actions add exploration noise (Gaussian, or
+    Ornstein-Uhlenbeck, which runs on across episodes: the agent does not see their ends) and are clipped
+    to the bounds. Until its first update the agent acts uniformly at random in train mode (SB3's
+    ``learning_starts``), so the warm-up fills the buffer with varied actions. Each update fits the critics
+    to ``r + discount * min_i Q_i'(s', clip(pi'(s') + clipped noise))``; every ``policy_delay`` updates the
+    policy climbs the first critic and the targets follow by Polyak averaging. All randomness comes from
+    the agent's own ``torch.Generator``, seeded with ``seed``.
+
+    Args:
+        config: hyperparameters.
+        obs_dim: size of a (flat) observation.
+        action_low: the Box action space's lower bounds (finite).
+        action_high: its upper bounds (finite, above ``action_low``).
+        seed: seeds network initialisation and the agent's sampling.
+
+    Raises:
+        ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
+
+    Examples:
+        >>> agent = Td3(Td3Config(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
+        >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
+        (1,)
+    """
+
+    def __init__(
+        self,
+        config: Td3Config,
+        obs_dim: int,
+        action_low: npt.NDArray[Any],
+        action_high: npt.NDArray[Any],
+        seed: int,
+    ) -> None:
+        low = np.asarray(action_low, dtype=np.float32).reshape(-1)
+        high = np.asarray(action_high, dtype=np.float32).reshape(-1)
+        if low.shape != high.shape or not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
+            raise ValueError(f"TD3 needs finite action bounds of one shape, got low {low}, high {high}")
+        if not np.all(high > low):
+            raise ValueError(f"TD3 needs action_high > action_low everywhere, got low {low}, high {high}")
+        self.config = config
+        self.obs_dim, self.act_dim = obs_dim, int(low.shape[0])
+        self.device = torch_device(config.device)
+        self.action_low, self.action_high = low, high
+        self.low, self.high = (
+            torch.as_tensor(low, device=self.device),
+            torch.as_tensor(high, device=self.device),
+        )
+        self.scale = (self.high - self.low) / 2.0
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.actor = DeterministicActor(
+                obs_dim, self.act_dim, config.actor_hidden, self.scale, (self.high + self.low) / 2.0
+            ).to(self.device)
+            self.critic = CriticEnsemble(obs_dim, self.act_dim, config.critic_hidden, config.n_critics).to(
+                self.device
+            )
+        self.actor_tgt = copy.deepcopy(self.actor).requires_grad_(False)
+        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
+        # Made once: module.parameters() walks the module tree on every call.
+        self._critic_params: list[torch.Tensor] = list(self.critic.parameters())
+        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
+        self._tgt_params: list[torch.Tensor] = [*self.critic_tgt.parameters(), *self.actor_tgt.parameters()]
+        self._online_params: list[torch.Tensor] = [*self._critic_params, *self._actor_params]
+        self.actor_optimizer = adam(self._actor_params, config.actor_lr)
+        self.critic_optimizer = adam(self._critic_params, config.critic_lr)
+        self.generator = torch.Generator(self.device).manual_seed(seed)
+        self.ou = torch.zeros(1, self.act_dim, device=self.device)
+        self.opt_steps = 0
+        self.updates = 0
+        """Critic updates so far: the policy moves on every ``policy_delay``-th."""
+
+    @property
+    def batch_size(self) -> int:
+        """In transitions per update."""
+        return self.config.batch_size
+
+    def _noise(self, shape: tuple[int, ...]) -> torch.Tensor:
+        return torch.randn(shape, generator=self.generator, device=self.device)
+
+    def _exploration(self, n: int) -> torch.Tensor:
+        """Exploration noise for ``n`` actions, in action units."""
+        c = self.config
+        if c.exploration == "gaussian":
+            return self.scale * c.exploration_std * self._noise((n, self.act_dim))
+        if self.ou.shape[0] != n:
+            self.ou = torch.zeros(n, self.act_dim, device=self.device)
+        self.ou = self.ou - c.ou_theta * self.ou + c.exploration_std * self._noise((n, self.act_dim))
+        return self.scale * self.ou
+
+    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
+        """The actions ``(n, act_dim)`` for ``n`` observations (stacked)."""
+        with torch.inference_mode():
+            if self._train and self.updates == 0:
+                uniform = torch.rand((n, self.act_dim), generator=self.generator, device=self.device)
+                act = self.low + (self.high - self.low) * uniform
+            else:
+                act = self.actor(torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1))
+                if self._train:
+                    act = act + self._exploration(n)
+        out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
+        return out
+
+    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+        """Returns a float32 action of shape ``(act_dim,)`` within the bounds: the policy's plus noise in
+        train mode (uniform before the first update), the policy's in eval mode."""
+        act: npt.NDArray[np.float32] = self._act(obs, 1)[0]
+        return act
+
+    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
+        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        return list(self._act(np.stack(obs), len(obs)))
+
+    def acting_state(self) -> dict[str, Any]:
+        """The policy network's weights and the update count (:class:`~border_py.base.SyncModel`)."""
+        return {"actor": state_arrays(self.actor), "updates": self.updates}
+
+    def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
+        """Loads :meth:`acting_state` into the policy network (an actor acts uniformly until the learner's
+        first update)."""
+        load_state_arrays(self.actor, state["actor"], "TD3")
+        self.updates = int(state["updates"])
+
+    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
+        """``n_updates_per_opt`` critic updates, each on its own batch, the policy and targets moving every
+        ``policy_delay``-th; ``None`` while the buffer is smaller than a batch.
+
+        Returns:
+            Means over the updates of ``train/critic_loss`` and ``train/q_mean``, and of
+            ``train/actor_loss`` over the policy updates among them (absent when there was none).
+        """
+        if len(buffer) < self.config.batch_size:
+            return None
+        records = [self._update(buffer) for _ in range(self.config.n_updates_per_opt)]
+        self.opt_steps += 1
+        keys = dict.fromkeys(k for r in records for k in r)
+        return Record({k: float(np.mean([r[k] for r in records if k in r])) for k in keys})
+
+    def _clip(self, params: list[torch.Tensor]) -> None:
+        if self.config.max_grad_norm is not None:
+            clip_grad_norm(params, self.config.max_grad_norm)
+
+    def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
+        c = self.config
+        b = buffer.batch(c.batch_size).to(self.device)
+        with torch.no_grad():
+            next_act = self.actor_tgt(b.next_obs)
+            if c.target_noise > 0.0:
+                noise = c.target_noise * self._noise(tuple(next_act.shape))
+                next_act = smoothed_target_action(
+                    next_act, noise, c.target_noise_clip, self.scale, self.low, self.high
+                )
+            next_q_min = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
+            target = td_target(b.reward, b.is_terminated, b.discount, next_q_min)
+        q = self.critic(b.obs, b.act)
+        loss_q = critic_loss(q, target, b.weight)
+        zero_grad(self._critic_params)
+        loss_q.backward()
+        self._clip(self._critic_params)
+        self.critic_optimizer.step()
+        self.updates += 1
+        record = {"train/critic_loss": float(loss_q.detach()), "train/q_mean": float(q.detach().mean())}
+        if self.updates % c.policy_delay == 0:
+            record["train/actor_loss"] = self._policy_step(b.obs)
+            update_target(self._tgt_params, self._online_params, c.tau)
+        if b.weight is not None:
+            buffer.update_priority(b.ix_sample, (target - q.detach().mean(dim=0)).cpu().numpy())
+        return record
+
+    def _policy_step(self, obs: torch.Tensor) -> float:
+        for p in self._critic_params:  # the critics are held fixed: only the policy's gradient is wanted
+            p.requires_grad_(False)
+        loss = actor_loss(self.critic.qs[0](torch.cat([obs, self.actor(obs)], dim=-1)).squeeze(-1))
+        for p in self._critic_params:
+            p.requires_grad_(True)
+        zero_grad(self._actor_params)
+        loss.backward()
+        self._clip(self._actor_params)
+        self.actor_optimizer.step()
+        return float(loss.detach())
+
+    def _modules(self) -> dict[str, torch.nn.Module]:
+        return {
+            "actor.pt": self.actor,
+            "actor_tgt.pt": self.actor_tgt,
+            "critic.pt": self.critic,
+            "critic_tgt.pt": self.critic_tgt,
+        }
+
+    def save_params(self, path: Path) -> list[Path]:
+        """Writes ``actor.pt``, ``actor_tgt.pt``, ``critic.pt``, ``critic_tgt.pt`` and ``state.pt``
+        (optimiser states, counts, the sampling generator, the OU noise's state) to ``path``."""
+        return save_modules(
+            path,
+            self._modules(),
+            {
+                "actor_optimizer": self.actor_optimizer.state_dict(),
+                "critic_optimizer": self.critic_optimizer.state_dict(),
+                "opt_steps": self.opt_steps,
+                "updates": self.updates,
+                "generator": self.generator.get_state(),
+                "ou": self.ou.detach().clone(),
+            },
+        )
+
+    def load_params(self, path: Path) -> None:
+        """Reads what ``save_params`` wrote.
+
+        Raises:
+            FileNotFoundError: a file is missing (the message names it).
+            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
+        """
+        state = load_modules(path, self._modules(), "TD3", self.device, _STATE_KEYS)
+        load_optimizer(self.actor_optimizer, state["actor_optimizer"])
+        load_optimizer(self.critic_optimizer, state["critic_optimizer"])
+        self.opt_steps, self.updates = int(state["opt_steps"]), int(state["updates"])
+        self.generator.set_state(state["generator"].cpu())
+        self.ou = state["ou"].to(self.device)

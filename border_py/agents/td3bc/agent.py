@@ -1,0 +1,123 @@
+"""The TD3+BC agent: TD3's critics and delayed deterministic policy, with a behaviour-cloning term."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy.typing as npt
+import torch
+from torch import nn
+
+from border_py.agents.offline_base import ObsStats, OfflineAgent
+from border_py.agents.td3.losses import critic_loss, smoothed_target_action, td_target
+from border_py.agents.td3bc.config import Td3BcConfig
+from border_py.agents.td3bc.losses import td3bc_actor_loss
+from border_py.agents.toolkit import CriticEnsemble, adam, gradient_step, mlp, update_target
+from border_py.replay_buffer.transition import TransitionBatch
+
+
+class Td3Bc(OfflineAgent):
+    """TD3+BC (Fujimoto and Gu, 2021), for Box actions: TD3 on a fixed dataset whose policy loss adds the
+    squared distance to the dataset's action, with the Q term scaled by ``alpha / mean |Q|``; observations
+    normalised with the dataset's statistics.
+
+    The networks work on unit actions (the Box mapped to ``[-1, 1]``). Each update fits the critics to
+    ``r + discount * min_i Q_i'(s', clip(pi'(s') + clipped noise, -1, 1))``; every ``policy_delay``
+    updates the policy takes a step and the targets follow by Polyak averaging. It acts with its
+    deterministic policy in both modes (offline, nothing to explore).
+
+    Args:
+        config: hyperparameters.
+        obs_dim: size of a (flat) observation.
+        action_bounds: the Box's ``(low, high)``.
+        seed: seeds network initialisation and the smoothing noise.
+        obs_stats: the dataset's observation mean and std (``normalize_obs``).
+
+    Examples:
+        >>> import numpy as np
+        >>> agent = Td3Bc(Td3BcConfig(normalize_obs=False), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
+        >>> agent.sample(np.zeros(3, np.float32)).shape
+        (1,)
+    """
+
+    def __init__(
+        self,
+        config: Td3BcConfig,
+        obs_dim: int,
+        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
+        seed: int,
+        obs_stats: ObsStats | None = None,
+    ) -> None:
+        c = config
+        super().__init__(
+            "TD3+BC", obs_dim, c.device, c.batch_size, seed, obs_stats, c.normalize_obs, action_bounds
+        )
+        assert self.scale is not None
+        self.config = config
+        act_dim = self.scale.dim
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.actor = nn.Sequential(mlp(obs_dim, act_dim, c.actor_hidden), nn.Tanh()).to(self.device)
+            self.critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics).to(self.device)
+        self.actor_tgt = copy.deepcopy(self.actor).requires_grad_(False)
+        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
+        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
+        self._critic_params: list[torch.Tensor] = list(self.critic.parameters())
+        self._tgt_params: list[torch.Tensor] = [*self.critic_tgt.parameters(), *self.actor_tgt.parameters()]
+        self._online_params: list[torch.Tensor] = [*self._critic_params, *self._actor_params]
+        self.actor_optimizer = adam(self._actor_params, c.actor_lr)
+        self.critic_optimizer = adam(self._critic_params, c.critic_lr)
+        self._one = torch.ones(act_dim, device=self.device)
+
+    def _act(self, obs: torch.Tensor) -> torch.Tensor:
+        assert self.scale is not None
+        return self.scale.from_unit(self.actor(obs))
+
+    def _update(self, batch: TransitionBatch) -> dict[str, float]:
+        c, b = self.config, batch
+        assert self.scale is not None
+        act = self.scale.to_unit(b.act)
+        with torch.no_grad():
+            next_act = self.actor_tgt(b.next_obs)
+            noise = c.target_noise * torch.randn(next_act.shape, generator=self.generator, device=self.device)
+            next_act = smoothed_target_action(
+                next_act, noise, c.target_noise_clip, self._one, -self._one, self._one
+            )
+            target = td_target(
+                b.reward, b.is_terminated, b.discount, self.critic_tgt(b.next_obs, next_act).min(dim=0).values
+            )
+        q = self.critic(b.obs, act)
+        loss_q = critic_loss(q, target)
+        gradient_step(self.critic_optimizer, loss_q, self._critic_params, None)
+        record = {"train/critic_loss": float(loss_q.detach()), "train/q_mean": float(q.detach().mean())}
+        # opt_steps counts the updates before this one: the policy moves on every policy_delay-th.
+        if (self.opt_steps + 1) % c.policy_delay == 0:
+            record.update(self._policy_step(b.obs, act))
+            update_target(self._tgt_params, self._online_params, c.tau)
+        return record
+
+    def _policy_step(self, obs: torch.Tensor, act: torch.Tensor) -> dict[str, float]:
+        for p in self._critic_params:  # the critics are held fixed: only the policy's gradient is wanted
+            p.requires_grad_(False)
+        pi = self.actor(obs)
+        q = self.critic.qs[0](torch.cat([obs, pi], dim=-1)).squeeze(-1)
+        loss = td3bc_actor_loss(q, pi, act, self.config.alpha)
+        for p in self._critic_params:
+            p.requires_grad_(True)
+        gradient_step(self.actor_optimizer, loss, self._actor_params, None)
+        return {
+            "train/actor_loss": float(loss.detach()),
+            "train/bc_mse": float(((pi.detach() - act) ** 2).mean()),
+        }
+
+    def _modules(self) -> dict[str, nn.Module]:
+        return {
+            "actor.pt": self.actor,
+            "actor_tgt.pt": self.actor_tgt,
+            "critic.pt": self.critic,
+            "critic_tgt.pt": self.critic_tgt,
+        }
+
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
+        return {"actor": self.actor_optimizer, "critic": self.critic_optimizer}
