@@ -128,11 +128,14 @@ def checked_reward(reward: Any, name: str, env_step: int) -> float:
 
 
 def checked_flag(flag: Any, name: str, what: str, env_step: int) -> bool:
-    """``terminated`` or ``truncated`` as a bool: a bool, or the integers 0 and 1.
+    """``terminated`` or ``truncated`` as a bool: a bool, or the integers 0 and 1 (a 0-d array of one is
+    taken).
 
     Raises:
         ValueError: anything else (an array, a string, None), naming the env, the flag and the env step.
     """
+    if isinstance(flag, np.ndarray) and flag.ndim == 0:
+        flag = flag[()]
     if isinstance(flag, (bool, np.bool_)) or (isinstance(flag, (int, np.integer)) and flag in (0, 1)):
         return bool(flag)
     raise ValueError(
