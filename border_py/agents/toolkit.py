@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -91,6 +92,28 @@ def torch_device(name: str) -> torch.device:
         if device.index is not None and device.index >= count:
             raise ValueError(f"device {name!r}: this machine has {count} CUDA device(s), 0 to {count - 1}")
     return device
+
+
+def box_bounds(
+    agent: str, low: npt.NDArray[Any], high: npt.NDArray[Any]
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """A Box action space's bounds as flat float32 arrays, checked: finite, of one shape, ``high > low``.
+
+    Raises:
+        ValueError: the bounds are not finite, not of one shape or not ordered (``agent`` names who needs
+            them).
+
+    Examples:
+        >>> box_bounds("SAC", np.array([-2.0]), np.array([2.0]))
+        (array([-2.], dtype=float32), array([2.], dtype=float32))
+    """
+    lo = np.asarray(low, dtype=np.float32).reshape(-1)
+    hi = np.asarray(high, dtype=np.float32).reshape(-1)
+    if lo.shape != hi.shape or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise ValueError(f"{agent} needs finite action bounds of one shape, got low {lo}, high {hi}")
+    if not np.all(hi > lo):
+        raise ValueError(f"{agent} needs action_high > action_low everywhere, got low {lo}, high {hi}")
+    return lo, hi
 
 
 def mlp(in_dim: int, out_dim: int, hidden: Sequence[int]) -> nn.Sequential:

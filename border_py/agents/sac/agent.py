@@ -24,6 +24,7 @@ from border_py.agents.toolkit import (
     CriticEnsemble,
     TrainEvalMode,
     adam,
+    box_bounds,
     clip_grad_norm,
     load_modules,
     load_optimizer,
@@ -81,12 +82,7 @@ class Sac(TrainEvalMode):
         action_high: npt.NDArray[Any],
         seed: int,
     ) -> None:
-        low = np.asarray(action_low, dtype=np.float32).reshape(-1)
-        high = np.asarray(action_high, dtype=np.float32).reshape(-1)
-        if low.shape != high.shape or not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
-            raise ValueError(f"SAC needs finite action bounds of one shape, got low {low}, high {high}")
-        if not np.all(high > low):
-            raise ValueError(f"SAC needs action_high > action_low everywhere, got low {low}, high {high}")
+        low, high = box_bounds("SAC", action_low, action_high)
         self.config = config
         self.obs_dim = obs_dim
         self.act_dim = int(low.shape[0])

@@ -18,6 +18,7 @@ from border_py.agents.toolkit import (
     CriticEnsemble,
     TrainEvalMode,
     adam,
+    box_bounds,
     clip_grad_norm,
     load_modules,
     load_optimizer,
@@ -71,12 +72,7 @@ class Td3(TrainEvalMode):
         action_high: npt.NDArray[Any],
         seed: int,
     ) -> None:
-        low = np.asarray(action_low, dtype=np.float32).reshape(-1)
-        high = np.asarray(action_high, dtype=np.float32).reshape(-1)
-        if low.shape != high.shape or not (np.all(np.isfinite(low)) and np.all(np.isfinite(high))):
-            raise ValueError(f"TD3 needs finite action bounds of one shape, got low {low}, high {high}")
-        if not np.all(high > low):
-            raise ValueError(f"TD3 needs action_high > action_low everywhere, got low {low}, high {high}")
+        low, high = box_bounds("TD3", action_low, action_high)
         self.config = config
         self.obs_dim, self.act_dim = obs_dim, int(low.shape[0])
         self.device = torch_device(config.device)
