@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -147,10 +148,37 @@ class CriticEnsemble(nn.Module):
         super().__init__()
         self.qs = nn.ModuleList(mlp(obs_dim + act_dim, 1, hidden) for _ in range(n))
 
+    def first(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+        """The first critic's Q-value alone, ``(batch,)`` (what TD3's policy climbs)."""
+        out: torch.Tensor = self.qs[0](torch.cat([obs, act], dim=-1)).squeeze(-1)
+        return out
+
     def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
         """Returns every critic's Q-value, ``(n, batch)``."""
         x = torch.cat([obs, act], dim=-1)
         return torch.stack([q(x).squeeze(-1) for q in self.qs])
+
+
+@contextmanager
+def frozen(parameters: list[torch.Tensor]) -> Iterator[None]:
+    """Holds ``parameters`` fixed for the block (no gradient is computed for them), as an actor's step does
+    with the critics it climbs; they take gradients again after it.
+
+    Examples:
+        >>> w = torch.ones(1, requires_grad=True)
+        >>> with frozen([w]):
+        ...     w.requires_grad
+        False
+        >>> w.requires_grad
+        True
+    """
+    for p in parameters:
+        p.requires_grad_(False)
+    try:
+        yield
+    finally:
+        for p in parameters:
+            p.requires_grad_(True)
 
 
 @torch.no_grad()

@@ -26,6 +26,7 @@ from border_py.agents.toolkit import (
     adam,
     box_bounds,
     clip_grad_norm,
+    frozen,
     load_modules,
     load_optimizer,
     load_state_arrays,
@@ -185,10 +186,6 @@ class Sac(TrainEvalMode):
         if self.config.max_grad_norm is not None:
             clip_grad_norm(params, self.config.max_grad_norm)
 
-    def _critic_requires_grad(self, flag: bool) -> None:
-        for p in self._online_params:  # the cached list: no module walk per update
-            p.requires_grad_(flag)
-
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
         c = self.config
         b = buffer.batch(c.batch_size).to(self.device)
@@ -208,10 +205,8 @@ class Sac(TrainEvalMode):
         self.critic_optimizer.step()
 
         act, log_prob = self._sample_policy(b.obs)
-        # The critics are held fixed here: only the policy's gradient is wanted.
-        self._critic_requires_grad(False)
-        loss_pi = actor_loss(log_prob, self.critic(b.obs, act).min(dim=0).values, alpha)
-        self._critic_requires_grad(True)
+        with frozen(self._online_params):  # only the policy's gradient is wanted
+            loss_pi = actor_loss(log_prob, self.critic(b.obs, act).min(dim=0).values, alpha)
         zero_grad(self._actor_params)
         loss_pi.backward()
         self._clip(self._actor_params)

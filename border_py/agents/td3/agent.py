@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import torch
+from torch import nn
 
 from border_py.agents.td3.config import Td3Config
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
@@ -20,6 +21,7 @@ from border_py.agents.toolkit import (
     adam,
     box_bounds,
     clip_grad_norm,
+    frozen,
     load_modules,
     load_optimizer,
     load_state_arrays,
@@ -34,6 +36,27 @@ from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 _STATE_KEYS = ("actor_optimizer", "critic_optimizer", "opt_steps", "updates", "generator", "ou")
+
+
+@torch.no_grad()
+def smoothed_td_target(
+    batch: TransitionBatch,
+    actor_tgt: nn.Module,
+    critic_tgt: CriticEnsemble,
+    noise: torch.Tensor | None,
+    noise_clip: float,
+    scale: torch.Tensor,
+    low: torch.Tensor,
+    high: torch.Tensor,
+) -> torch.Tensor:
+    """TD3's critic target ``r + discount * (1 - terminated) * min_i Q_i'(s', a')`` with ``a'`` the target
+    policy's action, smoothed by ``noise`` (half action ranges; ``None``: not smoothed, DDPG) clipped to
+    ``noise_clip`` and to ``[low, high]``. TD3 and TD3+BC share it."""
+    next_act = actor_tgt(batch.next_obs)
+    if noise is not None:
+        next_act = smoothed_target_action(next_act, noise, noise_clip, scale, low, high)
+    next_q_min = critic_tgt(batch.next_obs, next_act).min(dim=0).values
+    return td_target(batch.reward, batch.is_terminated, batch.discount, next_q_min)
 
 
 class Td3(TrainEvalMode):
@@ -178,15 +201,10 @@ class Td3(TrainEvalMode):
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
         c = self.config
         b = buffer.batch(c.batch_size).to(self.device)
-        with torch.no_grad():
-            next_act = self.actor_tgt(b.next_obs)
-            if c.target_noise > 0.0:
-                noise = c.target_noise * self._noise(tuple(next_act.shape))
-                next_act = smoothed_target_action(
-                    next_act, noise, c.target_noise_clip, self.scale, self.low, self.high
-                )
-            next_q_min = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
-            target = td_target(b.reward, b.is_terminated, b.discount, next_q_min)
+        noise = c.target_noise * self._noise(tuple(b.act.shape)) if c.target_noise > 0.0 else None
+        target = smoothed_td_target(
+            b, self.actor_tgt, self.critic_tgt, noise, c.target_noise_clip, self.scale, self.low, self.high
+        )
         q = self.critic(b.obs, b.act)
         loss_q = critic_loss(q, target, b.weight)
         zero_grad(self._critic_params)
@@ -203,11 +221,8 @@ class Td3(TrainEvalMode):
         return record
 
     def _policy_step(self, obs: torch.Tensor) -> float:
-        for p in self._critic_params:  # the critics are held fixed: only the policy's gradient is wanted
-            p.requires_grad_(False)
-        loss = actor_loss(self.critic.qs[0](torch.cat([obs, self.actor(obs)], dim=-1)).squeeze(-1))
-        for p in self._critic_params:
-            p.requires_grad_(True)
+        with frozen(self._critic_params):  # only the policy's gradient is wanted
+            loss = actor_loss(self.critic.first(obs, self.actor(obs)))
         zero_grad(self._actor_params)
         loss.backward()
         self._clip(self._actor_params)

@@ -10,10 +10,11 @@ import torch
 from torch import nn
 
 from border_py.agents.offline_base import ObsStats, OfflineAgent
-from border_py.agents.td3.losses import critic_loss, smoothed_target_action, td_target
+from border_py.agents.td3.agent import smoothed_td_target
+from border_py.agents.td3.losses import critic_loss
 from border_py.agents.td3bc.config import Td3BcConfig
 from border_py.agents.td3bc.losses import td3bc_actor_loss
-from border_py.agents.toolkit import CriticEnsemble, adam, gradient_step, mlp, update_target
+from border_py.agents.toolkit import CriticEnsemble, adam, frozen, gradient_step, mlp, update_target
 from border_py.replay_buffer.transition import TransitionBatch
 
 
@@ -78,15 +79,10 @@ class Td3Bc(OfflineAgent):
         c, b = self.config, batch
         assert self.scale is not None
         act = self.scale.to_unit(b.act)
-        with torch.no_grad():
-            next_act = self.actor_tgt(b.next_obs)
-            noise = c.target_noise * torch.randn(next_act.shape, generator=self.generator, device=self.device)
-            next_act = smoothed_target_action(
-                next_act, noise, c.target_noise_clip, self._one, -self._one, self._one
-            )
-            target = td_target(
-                b.reward, b.is_terminated, b.discount, self.critic_tgt(b.next_obs, next_act).min(dim=0).values
-            )
+        noise = c.target_noise * torch.randn(act.shape, generator=self.generator, device=self.device)
+        target = smoothed_td_target(
+            b, self.actor_tgt, self.critic_tgt, noise, c.target_noise_clip, self._one, -self._one, self._one
+        )
         q = self.critic(b.obs, act)
         loss_q = critic_loss(q, target)
         gradient_step(self.critic_optimizer, loss_q, self._critic_params, None)
@@ -98,13 +94,9 @@ class Td3Bc(OfflineAgent):
         return record
 
     def _policy_step(self, obs: torch.Tensor, act: torch.Tensor) -> dict[str, float]:
-        for p in self._critic_params:  # the critics are held fixed: only the policy's gradient is wanted
-            p.requires_grad_(False)
-        pi = self.actor(obs)
-        q = self.critic.qs[0](torch.cat([obs, pi], dim=-1)).squeeze(-1)
-        loss = td3bc_actor_loss(q, pi, act, self.config.alpha)
-        for p in self._critic_params:
-            p.requires_grad_(True)
+        with frozen(self._critic_params):  # only the policy's gradient is wanted
+            pi = self.actor(obs)
+            loss = td3bc_actor_loss(self.critic.first(obs, pi), pi, act, self.config.alpha)
         gradient_step(self.actor_optimizer, loss, self._actor_params, None)
         return {
             "train/actor_loss": float(loss.detach()),
