@@ -6,6 +6,7 @@ hand-computed values), agent (networks, optimisers, targets, ``opt``). They are 
 from border_py.agents.awac import Awac, AwacConfig
 from border_py.agents.bc import Bc, BcConfig
 from border_py.agents.cnn import NatureCnn, NatureCnnConfig
+from border_py.agents.cql import Cql, CqlConfig
 from border_py.agents.dqn import Dqn, DqnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.iql import Iql, IqlConfig
@@ -20,6 +21,8 @@ __all__ = [
     "AwacConfig",
     "Bc",
     "BcConfig",
+    "Cql",
+    "CqlConfig",
     "Dqn",
     "DqnConfig",
     "EpsilonGreedyConfig",

@@ -27,13 +27,15 @@ from border_py.export.numpy_policy import F32, FORMAT, SPEC_FILE, VERSION, WEIGH
 from border_py.export.onnx_policy import ONNX_FILE
 
 Exportable = Dqn | Iqn | Sac | MlpAgent
-"""The agents whose greedy policy can be exported: DQN, IQN, SAC, PPO, BC, IQL, AWAC and TD3."""
+"""The agents whose greedy policy can be exported: DQN, IQN, SAC, PPO, BC, IQL, AWAC, CQL, TD3
+and TD3+BC."""
 
 
 def _check(agent: object) -> None:
     if not isinstance(agent, Dqn | Iqn | Sac | MlpAgent):
         raise TypeError(
-            f"export supports DQN, IQN, SAC, PPO, BC, IQL, AWAC and TD3 agents, got {type(agent).__name__}"
+            "export supports DQN, IQN, SAC, PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC agents, "
+            f"got {type(agent).__name__}"
         )
     if isinstance(agent, Dqn | Iqn) and agent.config.encoder is not None:
         raise ValueError(

@@ -1,12 +1,13 @@
-"""The greedy policy of PPO, BC, IQL, AWAC and TD3 as plain parts: observation normalisation, an MLP, a head.
+"""The greedy policy of PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC as plain parts: observation normalisation,
+an MLP, a head.
 
 Every one of them acts, in eval mode, as ``head(mlp(normalise(obs)))``:
 
 - PPO: ``clip((obs - mean) / sqrt(var + 1e-8), -clip_obs, clip_obs)`` with ``normalize_obs``, its policy
   network (tanh or ReLU), then the argmax of the logits or the mean action (not clipped: the env clips).
-- BC, IQL, AWAC: ``(obs - mean) / std`` (the dataset's statistics; the identity without), a ReLU MLP, then
-  the argmax (discrete BC) or ``bias + scale * tanh(out)`` within the box (the mean of a Gaussian policy, or
-  a deterministic one).
+- BC, IQL, AWAC, CQL, TD3+BC: ``(obs - mean) / std`` (the dataset's statistics; the identity without), a
+  ReLU MLP, then the argmax (discrete BC) or ``bias + scale * tanh(out)`` within the box (the mean of a
+  Gaussian policy, or a deterministic one).
 
 :func:`mlp_parts` reads these from an agent; the numpy policy and the ONNX graph are both built from them.
 """
@@ -25,6 +26,7 @@ from border_py.agents.bc import Bc
 from border_py.agents.offline_base import OfflineAgent
 from border_py.agents.policies import GaussianPolicy
 from border_py.agents.ppo import Ppo
+from border_py.agents.sac.model import GaussianActor
 from border_py.agents.td3 import Td3
 
 F32 = npt.NDArray[np.float32]
@@ -83,13 +85,20 @@ def _ppo_parts(agent: Ppo) -> MlpParts:
 
 def _offline_parts(agent: OfflineAgent) -> MlpParts:
     policy = agent.policy if isinstance(agent, Bc) else agent.actor  # type: ignore[attr-defined]
-    net = policy.net if isinstance(policy, GaussianPolicy) else policy
+    net = policy.net if isinstance(policy, GaussianPolicy | GaussianActor) else policy
     scale = agent.scale
+    layers = _linear_layers(net)
+    if isinstance(
+        policy, GaussianActor
+    ):  # its last layer gives (mean, log_std): the greedy action is the mean
+        assert scale is not None
+        weight, bias = layers[-1]
+        layers[-1] = (_f32(weight[:, : scale.dim]), _f32(bias[: scale.dim]))
     return MlpParts(
         obs_mean=_f32(agent.normalizer.mean.cpu().numpy()),
         obs_std=_f32(agent.normalizer.std.cpu().numpy()),
         obs_clip=None,
-        layers=_linear_layers(net),
+        layers=layers,
         activation="relu",
         head="argmax" if scale is None else "tanh_box",
         low=None if scale is None else _f32(scale.low),
@@ -115,7 +124,8 @@ MlpAgent = Ppo | OfflineAgent | Td3
 
 
 def mlp_parts(agent: MlpAgent) -> MlpParts:
-    """The greedy policy of a PPO, BC, IQL, AWAC or TD3 agent as arrays (see the module docstring)."""
+    """The greedy policy of a PPO, BC, IQL, AWAC, CQL, TD3 or TD3+BC agent as arrays (see the module
+    docstring)."""
     if isinstance(agent, Td3):
         return _td3_parts(agent)
     return _ppo_parts(agent) if isinstance(agent, Ppo) else _offline_parts(agent)

@@ -9,8 +9,8 @@ An exported policy is a directory of two files:
 
 The forward passes below repeat the agents' greedy (eval-mode) action in numpy: DQN's Q-values (plain or
 dueling), IQN's mean quantile at its deterministic fractions, SAC's squashed Gaussian mean, and ``mlp``:
-``head(mlp(normalise(obs)))`` for PPO, BC, IQL, AWAC and TD3 (see ``border_py.export.mlp_parts``). Nothing in
-this module imports torch.
+``head(mlp(normalise(obs)))`` for PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC (see
+``border_py.export.mlp_parts``). Nothing in this module imports torch.
 """
 
 from __future__ import annotations

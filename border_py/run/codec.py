@@ -50,7 +50,7 @@ TAGS: dict[str, dict[str, str]] = {
     "agent": {
         **{
             name: f"border_py.agents:{name.capitalize()}Config"
-            for name in ("dqn", "iqn", "sac", "td3", "ppo", "bc", "iql", "awac")
+            for name in ("dqn", "iqn", "sac", "td3", "ppo", "bc", "iql", "awac", "cql")
         },
         "td3bc": "border_py.agents:Td3BcConfig",
     },

@@ -95,6 +95,7 @@ RUNS = {
         Run("dqn_cartpole_nstep3", "dqn", "CartPole-v1", 475.0, variant="nstep3"),
         Run("iqn_cartpole", "iqn", "CartPole-v1", 475.0),
         Run("sac_pendulum", "sac", "Pendulum-v1", -200.0),
+        Run("td3_pendulum", "td3", "Pendulum-v1", -200.0),
         Run("ppo_cartpole", "ppo", "CartPole-v1", 475.0),
         Run("ppo_pendulum", "ppo", "Pendulum-v1", -200.0),
         *(
@@ -103,6 +104,8 @@ RUNS = {
                 ("bc_pendulum", "bc", "pendulum-medium-v0"),
                 ("iql_pendulum", "iql", "pendulum-medium-v0"),
                 ("awac_pendulum", "awac", "pendulum-medium-v0"),
+                ("td3bc_pendulum", "td3bc", "pendulum-medium-v0"),
+                ("cql_pendulum", "cql", "pendulum-medium-v0"),
                 ("bc_cartpole", "bc", "cartpole-medium-v0"),
             )
         ),

@@ -1,4 +1,4 @@
-"""BC, IQL and AWAC: losses by hand, the Gaussian policy against torch.distributions, one update, the
+"""BC, IQL, AWAC and CQL: losses by hand, the Gaussian policy against torch.distributions, one update, the
 observation statistics, and save/load."""
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ import pytest
 import torch
 
 from border_py import ArrayDataset
-from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Iql, IqlConfig
+from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Cql, CqlConfig, Iql, IqlConfig
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
 from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
 from border_py.agents.policies import ActionScale, GaussianPolicy
 
 BOUNDS = (np.array([-2.0, 0.0], np.float32), np.array([2.0, 1.0], np.float32))
+_CQL_LAGRANGIAN = CqlConfig(batch_size=32, normalize_obs=False, target_action_gap=1.0)  # every module moves
 
 
 def _dataset(n: int = 256, discrete: bool = False, seed: int = 0) -> ArrayDataset:
@@ -112,6 +113,7 @@ def test_bc_fits_the_datasets_actions(kind: str) -> None:
     [
         lambda: Iql(IqlConfig(batch_size=32), 3, BOUNDS, seed=0),
         lambda: Awac(AwacConfig(batch_size=32), 3, BOUNDS, seed=0),
+        lambda: Cql(_CQL_LAGRANGIAN, 3, BOUNDS, seed=0),
     ],
 )
 def test_one_update_moves_every_network_and_records_finite_values(make: Any) -> None:
@@ -213,6 +215,7 @@ def test_observation_statistics_are_used_saved_and_required_for_training(tmp_pat
     [
         lambda s: Iql(IqlConfig(batch_size=32), 3, BOUNDS, seed=s),
         lambda s: Awac(AwacConfig(batch_size=32), 3, BOUNDS, seed=s),
+        lambda s: Cql(_CQL_LAGRANGIAN, 3, BOUNDS, seed=s),
     ],
 )
 def test_save_then_load_continues_identically(make: Any, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""PPO, BC, IQL, AWAC, TD3 and TD3+BC export: the numpy and ONNX policies act as the agent acts in eval
+"""PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC export: the numpy and ONNX policies act as the agent acts in eval
 mode (the same actions for discrete ones, within 1e-5 for continuous ones), observation normalisation folded
 in."""
 
@@ -17,6 +17,8 @@ from border_py.agents import (
     AwacConfig,
     Bc,
     BcConfig,
+    Cql,
+    CqlConfig,
     Iql,
     IqlConfig,
     Ppo,
@@ -52,6 +54,7 @@ AGENTS: dict[str, Callable[[], Any]] = {
     "awac": lambda: Awac(AwacConfig(), 4, BOUNDS, seed=3),
     "td3": lambda: Td3(Td3Config(actor_hidden=(32, 32)), 4, *BOUNDS, seed=4),
     "td3bc": lambda: Td3Bc(Td3BcConfig(actor_hidden=(32, 32)), 4, BOUNDS, seed=5, obs_stats=STATS),
+    "cql": lambda: Cql(CqlConfig(actor_hidden=(32, 32)), 4, BOUNDS, seed=6, obs_stats=STATS),
 }
 
 
