@@ -1,5 +1,5 @@
-"""DQN: opt steps per second against a plain PyTorch training step (the eager limit) and SB3's gradient
-steps; the one-opt-per-env-step loop against SB3's ``learn`` with the same settings."""
+"""DQN: opt steps per second against SB3's gradient steps (the minimal plain-PyTorch update is in the
+``minimal_update`` group); the one-opt-per-env-step loop against SB3's ``learn`` with the same settings."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import itertools
 from typing import Any
 
 import numpy as np
-import torch
 from torch import nn
 
 from benchmarks.buffers import OBS_DIM
@@ -32,24 +31,6 @@ def _mlp(hidden: tuple[int, ...]) -> nn.Sequential:
     for i, o in itertools.pairwise(sizes):
         layers += [nn.Linear(i, o), nn.ReLU()]
     return nn.Sequential(*layers, nn.Linear(sizes[-1], N_ACTIONS))
-
-
-def plain_step(hidden: tuple[int, ...]) -> Workload:
-    """The eager limit: forward, Huber loss, backward and a default ``torch.optim.Adam`` step on a fixed
-    batch, and nothing else (no sampling, no target network)."""
-    torch.manual_seed(0)
-    net = _mlp(hidden)
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
-    x, y = torch.randn(BATCH, OBS_DIM), torch.randn(BATCH, N_ACTIONS)
-
-    def run(n: int) -> None:
-        for _ in range(n):
-            loss = nn.functional.smooth_l1_loss(net(x), y)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-
-    return run
 
 
 def random_buffer() -> SimpleReplayBuffer:
@@ -180,18 +161,6 @@ def run(threads: int, quick: bool) -> list[Row]:
     n = 300 if quick else 3_000
     for hidden in ((64, 64), (256, 256)):
         arch = "x".join(map(str, hidden))
-        ours, plain = compare(ours_opt(hidden, buffer), plain_step(hidden), n)
-        rows.append(
-            Row(
-                name=f"DQN opt steps/s, batch 64, MLP {arch}",
-                threads=threads,
-                ours=ours.median,
-                reference=plain.median,
-                reference_name="plain PyTorch step",
-                unit="/s",
-                target=0.9,
-            )
-        )
         ours, sb3 = compare(ours_opt(hidden, buffer), sb3_opt(hidden, buffer), n)
         rows.append(
             Row(

@@ -1,17 +1,20 @@
-"""Offline RL against d3rlpy: BC, IQL and AWAC on the same Minari dataset (``pendulum-medium-v0``, built by
-``make datasets``), with the same gradient-step budget, batch size and 256x256 networks, at the thread
-count of the run: gradient steps per second, and the greedy return over the same 10 evaluation episodes
-(reset seeds 0..9) at the end of the budget. The ``offline_hopper`` group (opt-in: ``--only
-offline_hopper``, after ``make datasets-hopper``) runs IQL and BC the same way on ``hopper-medium-v0`` for
-50,000 gradient steps (CORL's and d3rlpy's IQL reward scaling on both sides: rewards times 1000 over the
-range of episode returns), evaluates both sides every 10,000 (a single snapshot of IQL on Hopper swings by
-hundreds) and adds D4RL-normalised returns; ``python -m benchmarks.offline --hopper --seed N`` runs it
-for another seed.
+"""Offline RL against d3rlpy: BC, IQL, AWAC, TD3+BC and CQL on the same Minari dataset
+(``pendulum-medium-v0``, built by ``make datasets``), with the same gradient-step budget, batch size and
+256x256 networks, at the thread count of the run: gradient steps per second, and the greedy return over the
+same 10 evaluation episodes (reset seeds 0..9) at the end of the budget. The ``offline_hopper`` group
+(opt-in: ``--only offline_hopper``, after ``make datasets-hopper``) runs IQL and BC the same way on
+``hopper-medium-v0`` for 50,000 gradient steps (CORL's and d3rlpy's IQL reward scaling on both sides:
+rewards times 1000 over the range of episode returns), evaluates both sides every 10,000 (a single snapshot
+of IQL on Hopper swings by hundreds) and adds D4RL-normalised returns; ``python -m benchmarks.offline
+--hopper --seed N`` runs it for another seed.
 
 d3rlpy gets the setup its documentation prescribes for continuous control: ``MinMaxActionScaler`` with
 Pendulum's bounds (its tanh policies cover [-1, 1] otherwise) and ``StandardObservationScaler``;
 border_py's agents normalise observations with the dataset's statistics (``normalize_obs``) and map the
-bounds to unit actions themselves. Batch sizes are d3rlpy's defaults (BC 100, IQL 256, AWAC 1024).
+bounds to unit actions themselves. Batch sizes are d3rlpy's defaults (BC 100, IQL 256, AWAC 1024, TD3+BC
+and CQL 256). TD3+BC runs both sides' defaults, which are the paper's. CQL runs CORL's settings on both
+sides (border_py's defaults; d3rlpy's weight 5 and learning rates 1e-4 changed to CORL's 10, 3e-5 and 3e-4,
+its Lagrangian switched off with ``alpha_learning_rate=0``), with d3rlpy's 256x256 networks.
 """
 
 from __future__ import annotations
@@ -28,7 +31,18 @@ import torch
 
 from benchmarks.common import Row, table
 from benchmarks.end_to_end import Act, greedy_return
-from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Iql, IqlConfig
+from border_py.agents import (
+    Awac,
+    AwacConfig,
+    Bc,
+    BcConfig,
+    Cql,
+    CqlConfig,
+    Iql,
+    IqlConfig,
+    Td3Bc,
+    Td3BcConfig,
+)
 from border_py.datasets import MinariDatasetConfig, observation_stats
 from border_py.replay_buffer import ArrayDataset
 from border_py.seeding import configure_torch
@@ -70,9 +84,11 @@ HOPPER_STEPS = 50_000
 HOPPER_EVAL_EVERY = 10_000
 HOPPER_ALGOS = ("IQL", "BC")
 """AWAC is left out: d3rlpy's runs at about 20 steps/s at its batch of 1024."""
-BUDGETS = {"BC": 10_000, "IQL": 10_000, "AWAC": 5_000}
-"""Gradient steps per algorithm: d3rlpy's AWAC at batch 1024 takes minutes per thousand."""
-BATCHES = {"BC": 100, "IQL": 256, "AWAC": 1024}
+BUDGETS = {"BC": 10_000, "IQL": 10_000, "AWAC": 5_000, "TD3+BC": 10_000, "CQL": 5_000}
+"""Gradient steps per algorithm: d3rlpy's AWAC at batch 1024 takes minutes per thousand, and a CQL update
+evaluates the critics at 31 actions per transition."""
+BATCHES = {"BC": 100, "IQL": 256, "AWAC": 1024, "TD3+BC": 256, "CQL": 256}
+NETWORKS = (256, 256)
 
 
 Train = Callable[[int], None]
@@ -82,15 +98,20 @@ Train = Callable[[int], None]
 def ours(name: str, task: Task, dataset: ArrayDataset, seed: int) -> tuple[Train, Act]:
     """Our agent's training function and greedy policy."""
     stats = observation_stats(dataset)
-    obs_dim, bounds = dataset.storage.obs.shape[1], task.bounds
-    agent: Bc | Iql | Awac
+    obs_dim, bounds, batch = dataset.storage.obs.shape[1], task.bounds, BATCHES[name]
+    agent: Bc | Iql | Awac | Td3Bc | Cql
     if name == "BC":
-        config = BcConfig(batch_size=BATCHES[name], normalize_obs=True)
+        config = BcConfig(batch_size=batch, normalize_obs=True)
         agent = Bc(config, obs_dim, seed, action_bounds=bounds, obs_stats=stats)
     elif name == "IQL":
-        agent = Iql(IqlConfig(batch_size=BATCHES[name], normalize_obs=True), obs_dim, bounds, seed, stats)
+        agent = Iql(IqlConfig(batch_size=batch, normalize_obs=True), obs_dim, bounds, seed, stats)
+    elif name == "AWAC":
+        agent = Awac(AwacConfig(batch_size=batch, normalize_obs=True), obs_dim, bounds, seed, stats)
+    elif name == "TD3+BC":
+        agent = Td3Bc(Td3BcConfig(batch_size=batch), obs_dim, bounds, seed, stats)
     else:
-        agent = Awac(AwacConfig(batch_size=BATCHES[name], normalize_obs=True), obs_dim, bounds, seed, stats)
+        cql = CqlConfig(batch_size=batch, actor_hidden=NETWORKS, critic_hidden=NETWORKS)
+        agent = Cql(cql, obs_dim, bounds, seed, stats)
 
     def train(steps: int) -> None:
         agent.train()
@@ -122,19 +143,7 @@ def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
     }
     if task.dataset.reward_normalization == "return_range":  # what its IQL reproduction script uses
         scalers["reward_scaler"] = d3rlpy.preprocessing.ReturnBasedRewardScaler(multiplier=1000.0)
-    encoder = d3rlpy.models.VectorEncoderFactory([256, 256])
-    if name == "BC":
-        config: Any = d3rlpy.algos.BCConfig(batch_size=BATCHES[name], encoder_factory=encoder, **scalers)
-    elif name == "IQL":
-        config = d3rlpy.algos.IQLConfig(
-            batch_size=BATCHES[name], actor_encoder_factory=encoder, critic_encoder_factory=encoder,
-            value_encoder_factory=encoder, **scalers,
-        )  # fmt: skip
-    else:
-        config = d3rlpy.algos.AWACConfig(
-            batch_size=BATCHES[name], actor_encoder_factory=encoder, critic_encoder_factory=encoder, **scalers
-        )
-    algo = config.create(device="cpu:0")
+    algo = _d3rlpy_config(name, scalers).create(device="cpu:0")
     algo.build_with_dataset(dataset)
 
     def train(steps: int) -> None:
@@ -144,6 +153,30 @@ def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
         )  # fmt: skip
 
     return train, lambda obs: np.clip(algo.predict(obs[None])[0], low, high)
+
+
+def _d3rlpy_config(name: str, scalers: dict[str, Any]) -> Any:
+    """d3rlpy's config for ``name``: its defaults but the batch, 256x256 networks, and CORL's CQL."""
+    import d3rlpy
+
+    encoder = d3rlpy.models.VectorEncoderFactory(list(NETWORKS))
+    if name == "BC":
+        return d3rlpy.algos.BCConfig(batch_size=BATCHES[name], encoder_factory=encoder, **scalers)
+    common = {
+        "batch_size": BATCHES[name],
+        "actor_encoder_factory": encoder,
+        "critic_encoder_factory": encoder,
+    }
+    if name == "IQL":
+        return d3rlpy.algos.IQLConfig(**common, value_encoder_factory=encoder, **scalers)
+    if name == "AWAC":
+        return d3rlpy.algos.AWACConfig(**common, **scalers)
+    if name == "TD3+BC":
+        return d3rlpy.algos.TD3PlusBCConfig(**common, **scalers)
+    return d3rlpy.algos.CQLConfig(
+        **common, actor_learning_rate=3e-5, critic_learning_rate=3e-4, temp_learning_rate=3e-5,
+        alpha_learning_rate=0.0, conservative_weight=10.0, n_action_samples=10, **scalers,
+    )  # fmt: skip
 
 
 def train_and_evaluate(

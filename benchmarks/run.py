@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import atari, buffers, dqn, end_to_end, export, offline, ppo, sampling, vector
+from benchmarks import atari, buffers, dqn, end_to_end, export, minimal_update, offline, ppo, sampling, vector
 from benchmarks.common import Row, machine, table
 from border_py.seeding import configure_torch
 
@@ -25,6 +25,7 @@ SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     "sampling": sampling.run,
     "buffers": buffers.run,
     "dqn": dqn.run,
+    "minimal_update": minimal_update.run,
     "vector": vector.run,
     "end_to_end": end_to_end.run,
     "ppo": ppo.run,

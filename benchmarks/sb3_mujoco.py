@@ -6,8 +6,8 @@ at the end): the side-by-side run that decides whether a gap to RL Zoo's table i
 
 Writes ``<out>/<env>/seed<N>.json``: the evaluations, the final one, the wall-clock and its split into
 collecting rollouts (acting and env steps), the rest of ``learn`` (gradient steps) and evaluation. RL Zoo's
-settings are written out here, not read from the zoo, so both sides are visible: Hopper's and Swimmer's are
-the same as ``border_py/zoo/ppo.yaml``.
+settings are written out here, not read from the zoo, so both sides are visible: Hopper's, Walker2d's and
+Swimmer's are the same as ``border_py/zoo/ppo.yaml``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 # border_py evaluates between rollouts: every 98 rollouts of 512 (Swimmer: 25 of 2,048).
-EVAL_EVERY = {"Hopper-v5": 50_176, "Swimmer-v5": 51_200}
+EVAL_EVERY = {"Hopper-v5": 50_176, "Walker2d-v5": 50_176, "Swimmer-v5": 51_200}
 HOPPER: dict[str, Any] = {
     "n_steps": 512,
     "batch_size": 32,
@@ -42,9 +42,22 @@ HOPPER: dict[str, Any] = {
         "net_arch": {"pi": [256, 256], "vf": [256, 256]},
     },
 }
+# RL Zoo's Walker2d-v4: SB3's default policy (64x64 tanh, orthogonal initialisation).
+WALKER: dict[str, Any] = {
+    "n_steps": 512,
+    "batch_size": 32,
+    "gamma": 0.99,
+    "learning_rate": 5.05041e-05,
+    "ent_coef": 0.000585045,
+    "clip_range": 0.1,
+    "n_epochs": 20,
+    "gae_lambda": 0.95,
+    "max_grad_norm": 1.0,
+    "vf_coef": 0.871923,
+}
 # RL Zoo's Swimmer-v3: SB3's PPO defaults (rollouts of 2,048, 10 epochs of minibatches of 64, lr 3e-4,
 # GAE lambda 0.95, clip 0.2, 64x64 tanh) with gamma 0.9999 and normalisation.
-SETTINGS = {"Hopper-v5": HOPPER, "Swimmer-v5": {"gamma": 0.9999}}
+SETTINGS = {"Hopper-v5": HOPPER, "Walker2d-v5": WALKER, "Swimmer-v5": {"gamma": 0.9999}}
 
 
 def _evaluate(model: Any, train_env: Any, env_id: str, seed: int, episodes: int) -> float:
