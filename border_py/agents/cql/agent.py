@@ -16,15 +16,8 @@ from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.sac.losses import actor_loss, alpha_loss, squashed_gaussian_log_prob
 from border_py.agents.sac.model import GaussianActor
 from border_py.agents.td3.losses import td_target
-from border_py.agents.toolkit import CriticEnsemble, adam, frozen, update_target, zero_grad
+from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, update_target
 from border_py.replay_buffer.transition import TransitionBatch
-
-
-def _step(optimizer: torch.optim.Optimizer, loss: torch.Tensor, params: list[torch.Tensor]) -> None:
-    # Not toolkit.gradient_step: CQL records no gradient norm, and computing one costs a few per cent.
-    zero_grad(params)
-    loss.backward()
-    optimizer.step()
 
 
 class Cql(OfflineAgent):
@@ -149,14 +142,14 @@ class Cql(OfflineAgent):
         penalty, prime_loss = conservative_penalty(
             gap, c.cql_alpha, self._log_alpha_prime, c.target_action_gap
         )
-        _step(self.critic_optimizer, td_loss + penalty, self._critic_params)
+        descend(self.critic_optimizer, td_loss + penalty, self._critic_params)
         record = {
             "train/critic_loss": float(td_loss.detach()),
             "train/cql_gap": float(gap.detach().mean()),
             "train/q_mean": float(q[..., 0].detach().mean()),
         }
         if prime_loss is not None:
-            _step(self.alpha_prime_optimizer, prime_loss, [self._log_alpha_prime])
+            descend(self.alpha_prime_optimizer, prime_loss, [self._log_alpha_prime])
             record["train/alpha_prime"] = float(self._log_alpha_prime.detach().exp())
         record.update(self._policy_step(b.obs, act_pi[:, 0], log_prob_pi[:, 0], alpha))
         update_target(self._tgt_params, self._critic_params, c.tau)
@@ -167,11 +160,11 @@ class Cql(OfflineAgent):
     ) -> dict[str, float]:
         with frozen(self._critic_params):  # only the policy's gradient is wanted
             loss = actor_loss(log_prob, self.critic(obs, act).min(dim=0).values, alpha)
-        _step(self.actor_optimizer, loss, self._actor_params)
+        descend(self.actor_optimizer, loss, self._actor_params)
         record = {"train/actor_loss": float(loss.detach()), "train/entropy": float(-log_prob.detach().mean())}
         if self.config.auto_alpha:
             loss_alpha = alpha_loss(self._log_alpha, log_prob.detach(), self.target_entropy)
-            _step(self.alpha_optimizer, loss_alpha, [self._log_alpha])
+            descend(self.alpha_optimizer, loss_alpha, [self._log_alpha])
         record["train/alpha"] = self.alpha()
         return record
 

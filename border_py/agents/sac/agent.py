@@ -25,7 +25,7 @@ from border_py.agents.toolkit import (
     TrainEvalMode,
     adam,
     box_bounds,
-    clip_grad_norm,
+    descend,
     frozen,
     load_modules,
     load_optimizer,
@@ -34,7 +34,6 @@ from border_py.agents.toolkit import (
     state_arrays,
     torch_device,
     update_target,
-    zero_grad,
 )
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
@@ -180,12 +179,6 @@ class Sac(TrainEvalMode):
         self.opt_steps += 1
         return Record({k: float(np.mean([r[k] for r in records])) for k in records[0]})
 
-    def _clip(self, params: list[torch.Tensor]) -> None:
-        # Not agents._torch.gradient_step: SAC records no gradient norm, and computing one costs ~3-6 % of
-        # a critic update at 256x256.
-        if self.config.max_grad_norm is not None:
-            clip_grad_norm(params, self.config.max_grad_norm)
-
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
         c = self.config
         b = buffer.batch(c.batch_size).to(self.device)
@@ -199,18 +192,12 @@ class Sac(TrainEvalMode):
             )
         q = self.critic(b.obs, b.act)
         loss_q = critic_loss(q, target, b.weight)
-        zero_grad(self._online_params)
-        loss_q.backward()
-        self._clip(self._online_params)
-        self.critic_optimizer.step()
+        descend(self.critic_optimizer, loss_q, self._online_params, c.max_grad_norm)
 
         act, log_prob = self._sample_policy(b.obs)
         with frozen(self._online_params):  # only the policy's gradient is wanted
             loss_pi = actor_loss(log_prob, self.critic(b.obs, act).min(dim=0).values, alpha)
-        zero_grad(self._actor_params)
-        loss_pi.backward()
-        self._clip(self._actor_params)
-        self.actor_optimizer.step()
+        descend(self.actor_optimizer, loss_pi, self._actor_params, c.max_grad_norm)
 
         record = {
             "train/critic_loss": float(loss_q.detach()),
@@ -220,9 +207,7 @@ class Sac(TrainEvalMode):
         }
         if c.auto_alpha:
             loss_alpha = alpha_loss(self.log_alpha, log_prob.detach(), self.target_entropy)
-            zero_grad([self.log_alpha])
-            loss_alpha.backward()
-            self.alpha_optimizer.step()
+            descend(self.alpha_optimizer, loss_alpha, [self.log_alpha])
             record["train/alpha_loss"] = float(loss_alpha.detach())
         record["train/alpha"] = self.alpha()
 

@@ -20,7 +20,7 @@ from border_py.agents.toolkit import (
     TrainEvalMode,
     adam,
     box_bounds,
-    clip_grad_norm,
+    descend,
     frozen,
     load_modules,
     load_optimizer,
@@ -29,7 +29,6 @@ from border_py.agents.toolkit import (
     state_arrays,
     torch_device,
     update_target,
-    zero_grad,
 )
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
@@ -194,10 +193,6 @@ class Td3(TrainEvalMode):
         keys = dict.fromkeys(k for r in records for k in r)
         return Record({k: float(np.mean([r[k] for r in records if k in r])) for k in keys})
 
-    def _clip(self, params: list[torch.Tensor]) -> None:
-        if self.config.max_grad_norm is not None:
-            clip_grad_norm(params, self.config.max_grad_norm)
-
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
         c = self.config
         b = buffer.batch(c.batch_size).to(self.device)
@@ -207,10 +202,7 @@ class Td3(TrainEvalMode):
         )
         q = self.critic(b.obs, b.act)
         loss_q = critic_loss(q, target, b.weight)
-        zero_grad(self._critic_params)
-        loss_q.backward()
-        self._clip(self._critic_params)
-        self.critic_optimizer.step()
+        descend(self.critic_optimizer, loss_q, self._critic_params, c.max_grad_norm)
         self.updates += 1
         record = {"train/critic_loss": float(loss_q.detach()), "train/q_mean": float(q.detach().mean())}
         if self.updates % c.policy_delay == 0:
@@ -223,10 +215,7 @@ class Td3(TrainEvalMode):
     def _policy_step(self, obs: torch.Tensor) -> float:
         with frozen(self._critic_params):  # only the policy's gradient is wanted
             loss = actor_loss(self.critic.first(obs, self.actor(obs)))
-        zero_grad(self._actor_params)
-        loss.backward()
-        self._clip(self._actor_params)
-        self.actor_optimizer.step()
+        descend(self.actor_optimizer, loss, self._actor_params, self.config.max_grad_norm)
         return float(loss.detach())
 
     def _modules(self) -> dict[str, torch.nn.Module]:

@@ -14,7 +14,7 @@ from border_py.agents.td3.agent import smoothed_td_target
 from border_py.agents.td3.losses import critic_loss
 from border_py.agents.td3bc.config import Td3BcConfig
 from border_py.agents.td3bc.losses import td3bc_actor_loss
-from border_py.agents.toolkit import CriticEnsemble, adam, frozen, gradient_step, mlp, update_target
+from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, mlp, update_target
 from border_py.replay_buffer.transition import TransitionBatch
 
 
@@ -85,7 +85,7 @@ class Td3Bc(OfflineAgent):
         )
         q = self.critic(b.obs, act)
         loss_q = critic_loss(q, target)
-        gradient_step(self.critic_optimizer, loss_q, self._critic_params, None)
+        descend(self.critic_optimizer, loss_q, self._critic_params)
         record = {"train/critic_loss": float(loss_q.detach()), "train/q_mean": float(q.detach().mean())}
         # opt_steps counts the updates before this one: the policy moves on every policy_delay-th.
         if (self.opt_steps + 1) % c.policy_delay == 0:
@@ -97,7 +97,7 @@ class Td3Bc(OfflineAgent):
         with frozen(self._critic_params):  # only the policy's gradient is wanted
             pi = self.actor(obs)
             loss = td3bc_actor_loss(self.critic.first(obs, pi), pi, act, self.config.alpha)
-        gradient_step(self.actor_optimizer, loss, self._actor_params, None)
+        descend(self.actor_optimizer, loss, self._actor_params)
         return {
             "train/actor_loss": float(loss.detach()),
             "train/bc_mse": float(((pi.detach() - act) ** 2).mean()),
