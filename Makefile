@@ -52,8 +52,9 @@ datasets-hopper: $(STAMP)
 	$(PY) -m border_py.run.reference_datasets --only hopper
 
 # The reference-results table (docs/results.md) and its figures (docs/images/<run>.png): every reference
-# zoo entry's full run through `border-py train` over seeds 0-2 (about 70 minutes; the offline runs need
-# `make datasets` first).
+# zoo entry's full run through `border-py train` over seeds 0-2 (about 3 hours: CQL's 20,000 updates run at
+# about 9 per second, some 35 minutes a seed; the offline runs need `make datasets` first). One run:
+# `python -m border_py.run.reference_results --runs td3_pendulum --figures docs/images`.
 results: $(STAMP)
 	$(PY) -m border_py.run.reference_results --out runs/reference --figures docs/images
 
