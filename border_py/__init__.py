@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         VecEnv,
     )
     from border_py.checkpoint import (
+        CheckpointError,
         clear_checkpoints,
         latest_checkpoint,
     )
@@ -151,6 +152,7 @@ _EXPORTS: dict[str, str] = {
     "StepProcessor": "border_py.base",
     "TrainingBuffer": "border_py.base",
     "VecEnv": "border_py.base",
+    "CheckpointError": "border_py.checkpoint",
     "clear_checkpoints": "border_py.checkpoint",
     "latest_checkpoint": "border_py.checkpoint",
     "ConfigError": "border_py.config",
@@ -240,6 +242,7 @@ __all__ = [
     "BatchPolicy",
     "BufferedRecorder",
     "Builder",
+    "CheckpointError",
     "ConfigError",
     "DatasetBuffer",
     "DefaultEvaluator",

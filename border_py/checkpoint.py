@@ -49,6 +49,13 @@ TRAINER_STATE_FILE = "trainer_state.json"
 LEGACY_STATE_FILE = "trainer_state.pkl"
 """The pickled trainer state of border_py 0.1: never loaded (see border_py.trainer.state)."""
 
+
+class CheckpointError(ValueError):
+    """A saved file of a model directory is damaged, inconsistent or of another kind; the message names
+    the file and the field. The fault is the directory's, not the config's, so the run layer reports it as
+    it is."""
+
+
 Writer = Callable[[Path], list[Path]]
 """Writes files into an existing directory and returns them (e.g. ``Agent.save_params``)."""
 
@@ -323,8 +330,8 @@ def load_meta(path: Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: ``path`` holds no ``meta.yaml`` (not a complete saved model).
-        ValueError: the file is unreadable, not a YAML mapping, or lacks a field every ``meta.yaml`` has
-            (truncated, or written by an older border_py).
+        CheckpointError: the file is unreadable, not a YAML mapping, or lacks a field every ``meta.yaml``
+            has (truncated, or written by an older border_py).
     """
     meta_path = path / META_FILE
     if not meta_path.is_file():
@@ -332,12 +339,12 @@ def load_meta(path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(meta_path.read_text())
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ValueError(f"{meta_path} is not readable YAML: {exc}") from exc
+        raise CheckpointError(f"{meta_path} is not readable YAML: {exc}") from exc
     if not isinstance(data, dict):
-        raise ValueError(f"{meta_path}: expected a mapping, got {type(data).__name__}")
+        raise CheckpointError(f"{meta_path}: expected a mapping, got {type(data).__name__}")
     missing = [key for key in _META_KEYS if key not in data]
     if missing or not isinstance(data["files"], list):
-        raise ValueError(
+        raise CheckpointError(
             f"{meta_path} is incomplete (no {missing or ['files']}): truncated, or written by an older "
             "border_py"
         )

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import attrs
 
 from border_py.base.sync_model import SyncModel
-from border_py.checkpoint import resolve_saved, saved_model_problem, skipped_checkpoints
+from border_py.checkpoint import CheckpointError, resolve_saved, saved_model_problem, skipped_checkpoints
 from border_py.config import ConfigError
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
 from border_py.run.pairing import check_agent_batches
@@ -81,9 +81,13 @@ class TrainOptions:
 
 @contextmanager
 def _refused(source: str, what: str) -> Iterator[None]:
-    """Turns an error of building ``what`` into a :class:`ConfigError` naming ``source`` and ``what``."""
+    """Turns an error of building ``what`` into a :class:`ConfigError` naming ``source`` and ``what``; a
+    damaged checkpoint (:class:`CheckpointError`, naming its file) is the directory's fault and passes as it
+    is."""
     try:
         yield
+    except CheckpointError:
+        raise
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{source}: {what}: {exc}") from exc
 

@@ -28,7 +28,13 @@ import attrs
 import numpy as np
 import yaml
 
-from border_py.checkpoint import LEGACY_STATE_FILE, META_FILE, TRAINER_STATE_FILE, load_meta
+from border_py.checkpoint import (
+    LEGACY_STATE_FILE,
+    META_FILE,
+    TRAINER_STATE_FILE,
+    CheckpointError,
+    load_meta,
+)
 from border_py.config import to_dict
 
 STATE_FORMAT = 2
@@ -76,7 +82,7 @@ def decode(data: Any, where: str = "state") -> Any:
     """The inverse of :func:`encode`.
 
     Raises:
-        ValueError: a tagged object is malformed, or an array has a dtype that is not a plain number.
+        CheckpointError: a tagged object is malformed, or an array has a dtype that is not a plain number.
 
     Examples:
         >>> decode(encode({"obs": np.arange(3)}))["obs"].tolist()
@@ -88,7 +94,7 @@ def decode(data: Any, where: str = "state") -> Any:
         if _FLOAT in data:
             text = data[_FLOAT]
             if data.keys() != {_FLOAT} or text not in ("inf", "-inf", "nan"):
-                raise ValueError(f"{where}: malformed non-finite float {data!r}")
+                raise CheckpointError(f"{where}: malformed non-finite float {data!r}")
             return float(text)
         return {k: decode(v, f"{where}.{k}") for k, v in data.items()}
     if isinstance(data, list):
@@ -98,22 +104,22 @@ def decode(data: Any, where: str = "state") -> Any:
 
 def _decode_array(data: dict[str, Any], where: str) -> np.ndarray[Any, Any]:
     if data.keys() != {_ARRAY, "dtype", "shape"}:
-        raise ValueError(f"{where}: malformed array, keys {sorted(data)}")
+        raise CheckpointError(f"{where}: malformed array, keys {sorted(data)}")
     try:
         dtype = np.dtype(data["dtype"])
     except TypeError as exc:
-        raise ValueError(f"{where}: not a dtype: {data['dtype']!r}") from exc
+        raise CheckpointError(f"{where}: not a dtype: {data['dtype']!r}") from exc
     shape = data["shape"]
     if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
-        raise ValueError(f"{where}: arrays of dtype {dtype} are refused (plain numbers only)")
+        raise CheckpointError(f"{where}: arrays of dtype {dtype} are refused (plain numbers only)")
     if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
-        raise ValueError(f"{where}: malformed array shape {shape!r}")
+        raise CheckpointError(f"{where}: malformed array shape {shape!r}")
     try:
         raw = base64.b64decode(data[_ARRAY], validate=True)
     except (binascii.Error, TypeError) as exc:
-        raise ValueError(f"{where}: array data is not base64") from exc
+        raise CheckpointError(f"{where}: array data is not base64") from exc
     if len(raw) != dtype.itemsize * math.prod(shape):
-        raise ValueError(f"{where}: {len(raw)} bytes do not make an array of {dtype} and shape {shape}")
+        raise CheckpointError(f"{where}: {len(raw)} bytes do not make an array of {dtype} and shape {shape}")
     return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
 
 
@@ -131,24 +137,26 @@ def read_trainer_state(path: Path, regime: str | None = None) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: the file is missing.
-        ValueError: the file is corrupt, of another format version or of another regime; or ``path`` holds
-            only the pickle of an older border_py, which is never loaded (it could run code).
+        CheckpointError: the file is corrupt, of another format version or of another regime; or ``path``
+            holds only the pickle of an older border_py, which is never loaded (it could run code).
     """
     file = path / TRAINER_STATE_FILE
     if not file.is_file():
         if (path / LEGACY_STATE_FILE).is_file():
-            raise ValueError(legacy_state_message(path))
+            raise CheckpointError(legacy_state_message(path))
         raise FileNotFoundError(f"{file} not found: {path} is not a complete training checkpoint")
     try:
         state = decode(json.loads(file.read_text()), str(file))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise ValueError(f"{file} is not a readable training state: {exc}") from exc
+        raise CheckpointError(f"{file} is not a readable training state: {exc}") from exc
     if not isinstance(state, dict) or not state.keys() >= _STATE_KEYS:
-        raise ValueError(f"{file} is not a training state: expected the keys {sorted(_STATE_KEYS)}")
+        raise CheckpointError(f"{file} is not a training state: expected the keys {sorted(_STATE_KEYS)}")
     if state["format"] != STATE_FORMAT:
-        raise ValueError(f"{file} has format {state['format']!r}; this border_py reads format {STATE_FORMAT}")
+        raise CheckpointError(
+            f"{file} has format {state['format']!r}; this border_py reads format {STATE_FORMAT}"
+        )
     if regime is not None and state["regime"] != regime:
-        raise ValueError(f"{file} is a checkpoint of {state['regime']!r} training, not of {regime!r}")
+        raise CheckpointError(f"{file} is a checkpoint of {state['regime']!r} training, not of {regime!r}")
     check_books(state["books"], path, file)
     return state
 
@@ -159,7 +167,7 @@ _MAX_COUNT = 2**63 - 1
 def _count(books: Mapping[str, Any], key: str, file: Path) -> int:
     value = books.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_COUNT:
-        raise ValueError(f"{file}: books.{key} must be a whole number in [0, 2**63 - 1], got {value!r}")
+        raise CheckpointError(f"{file}: books.{key} must be a whole number in [0, 2**63 - 1], got {value!r}")
     return value
 
 
@@ -170,46 +178,50 @@ def check_books(books: Any, path: Path, file: Path) -> None:
     of the checkpoint's own ``meta.yaml`` (and its directory name).
 
     Raises:
-        ValueError: the first field that is wrong, with the file and the value.
+        CheckpointError: the first field that is wrong, with the file and the value.
     """
     if not isinstance(books, Mapping):
-        raise ValueError(f"{file}: books must be a mapping, got {type(books).__name__}")
+        raise CheckpointError(f"{file}: books must be a mapping, got {type(books).__name__}")
     opt_steps, env_steps = _count(books, "opt_steps", file), _count(books, "env_steps", file)
     _count(books, "warmup_end", file)
     rows = books.get("evaluations")
     if not isinstance(rows, list):
-        raise ValueError(f"{file}: books.evaluations must be a list, got {rows!r}")
+        raise CheckpointError(f"{file}: books.evaluations must be a list, got {rows!r}")
     scores = []
     for i, row in enumerate(rows):
         if not isinstance(row, list) or len(row) != 3:
-            raise ValueError(
+            raise CheckpointError(
                 f"{file}: books.evaluations[{i}] must be [opt_steps, env_steps, score], got {row!r}"
             )
         at = {"opt_steps": row[0], "env_steps": row[1]}
         if _count(at, "opt_steps", file) > opt_steps or _count(at, "env_steps", file) > env_steps:
-            raise ValueError(f"{file}: books.evaluations[{i}] = {row!r} lies after the checkpoint's counters")
+            raise CheckpointError(
+                f"{file}: books.evaluations[{i}] = {row!r} lies after the checkpoint's counters"
+            )
         if isinstance(row[2], bool) or not isinstance(row[2], (int, float)) or not math.isfinite(row[2]):
-            raise ValueError(
+            raise CheckpointError(
                 f"{file}: books.evaluations[{i}] has a score that is not a finite number: {row[2]!r}"
             )
         scores.append(float(row[2]))
     best = books.get("best_score")
     expected = max(scores, default=-math.inf)
     if isinstance(best, bool) or not isinstance(best, (int, float)) or float(best) != expected:
-        raise ValueError(f"{file}: books.best_score is {best!r}, but the best evaluation scored {expected!r}")
+        raise CheckpointError(
+            f"{file}: books.best_score is {best!r}, but the best evaluation scored {expected!r}"
+        )
     _check_against_meta(path, opt_steps, env_steps, file)
 
 
 def _check_against_meta(path: Path, opt_steps: int, env_steps: int, file: Path) -> None:
     if path.name.isdigit() and int(path.name) != opt_steps:
-        raise ValueError(f"{file}: books.opt_steps is {opt_steps}, but the checkpoint is {path.name}/")
+        raise CheckpointError(f"{file}: books.opt_steps is {opt_steps}, but the checkpoint is {path.name}/")
     meta_file = path / META_FILE
     if not meta_file.is_file():
         return  # an incomplete checkpoint is refused for that, by the caller
     meta = load_meta(path)
     saved = (meta["opt_steps"], meta["env_steps"])
     if saved != (opt_steps, env_steps):
-        raise ValueError(
+        raise CheckpointError(
             f"{file}: the counters (opt_steps {opt_steps}, env_steps {env_steps}) differ from {meta_file}'s "
             f"{saved}: one of the two files was changed"
         )

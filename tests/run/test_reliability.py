@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,23 @@ def test_a_full_disk_during_a_save_is_one_line_naming_the_directory(
     assert {k: v for k, v in now.items() if k.split("/")[0] in ("best", "20", "40")} == {
         k: v for k, v in saved.items() if k.split("/")[0] in ("best", "20", "40")
     }
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("opt_steps", "1e400", "books.opt_steps must be a whole number in [0, 2**63 - 1], got inf"),
+        ("best_score", "NaN", "books.best_score is nan, but the best evaluation scored"),
+    ],
+)
+def test_a_damaged_trainer_state_is_blamed_on_its_file_not_on_the_config(
+    finished_run: Path, field: str, value: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = finished_run / "40" / "trainer_state.json"
+    state.write_text(re.sub(rf'"{field}": *[-0-9.e]+', f'"{field}": {value}', state.read_text(), count=1))
+    before = snapshot(finished_run)
+    assert _main("resume", "--model-dir", str(finished_run), "--set", "trainer.max_opts=60") == 2
+    line = one_error_line(capsys)
+    assert line.startswith(f"error: {state}: "), line  # not "config.yaml with --set: trainer: ..."
+    assert says in line
+    assert snapshot(finished_run) == before
