@@ -83,6 +83,7 @@ HOPPER = Task(
 )
 HOPPER_RAW = attrs.evolve(HOPPER, dataset=attrs.evolve(HOPPER.dataset, reward_normalization="none"))
 """Hopper without IQL's reward scaling: CORL and d3rlpy run TD3+BC and CQL on the raw rewards."""
+HOPPER_TASKS = {"IQL": HOPPER, "BC": HOPPER, "TD3+BC": HOPPER_RAW, "CQL": HOPPER_RAW}
 HOPPER_BUDGETS = {"IQL": 50_000, "BC": 50_000, "TD3+BC": 50_000, "CQL": 10_000}
 """Gradient steps on hopper-medium. AWAC is left out: d3rlpy's runs at about 20 steps/s at its batch of
 1024. CQL's 10,000 (about 20 minutes a side here) measure speed and an early return, not CORL's 1,000,000."""
@@ -209,17 +210,18 @@ def run(threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = tuple
 
 
 def run_hopper(
-    threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = tuple(HOPPER_BUDGETS)
+    threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = tuple(HOPPER_TASKS)
 ) -> list[Row]:
     """``algos`` on both sides on hopper-medium, :data:`HOPPER_BUDGETS` gradient steps, evaluated every
     :data:`HOPPER_EVAL_EVERY` (200 steps with ``quick``, no return compared)."""
-    dataset = HOPPER.dataset.build(seed)
-    raw = HOPPER_RAW.dataset.build(seed)
+    datasets: dict[Task, ArrayDataset] = {}  # each variant loaded once, and only if an algorithm needs it
     rows = []
     for name in algos:
         steps, every = (200, 200) if quick else (HOPPER_BUDGETS[name], HOPPER_EVAL_EVERY)
-        task, data = (HOPPER_RAW, raw) if name in ("TD3+BC", "CQL") else (HOPPER, dataset)
-        rows.append(_compare(name, task, data, steps, every, threads, quick, seed))
+        task = HOPPER_TASKS[name]
+        if task not in datasets:
+            datasets[task] = task.dataset.build(seed)
+        rows.append(_compare(name, task, datasets[task], steps, every, threads, quick, seed))
     return rows
 
 
@@ -281,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hopper", action="store_true", help="the offline_hopper group")
     parser.add_argument("--algos", nargs="+", choices=list(BUDGETS), help="default: all of the group's")
     args = parser.parse_args(argv)
-    group = tuple(HOPPER_BUDGETS) if args.hopper else tuple(BUDGETS)
+    group = tuple(HOPPER_TASKS) if args.hopper else tuple(BUDGETS)
     algos = group if args.algos is None else tuple(args.algos)
     if not set(algos) <= set(group):
         parser.error(f"--algos: the group runs {', '.join(group)}; got {', '.join(algos)}")
