@@ -101,6 +101,8 @@ two-nodes: $(STAMP)
 # A few seconds per comparison, no end-to-end training: checks that every benchmark runs.
 bench-quick: $(BENCH_STAMP)
 	$(PY) -m benchmarks.run --threads 1 --quick
+	@if [ -d runs/datasets/pendulum-medium-v0 ]; then $(PY) -m benchmarks.d3rlpy_parity --steps 20 --max-gap 1e-5; \
+	else echo "note: d3rlpy_parity skipped: make datasets builds pendulum-medium-v0"; fi
 
 lint: $(STAMP)
 	$(PY) -m ruff format --check $(SRC)
