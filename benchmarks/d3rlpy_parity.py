@@ -82,8 +82,7 @@ class _D3rlpy:
         batch = TorchMiniBatch(
             observations=b["obs"], actions=b["act"], rewards=column["reward"],
             next_observations=b["next_obs"], next_actions=b["act"], returns_to_go=column["reward"],
-            terminals=column["done"],
-            intervals=torch.ones(n, 1), device="cpu:0",
+            terminals=column["done"], intervals=torch.ones(n, 1), device="cpu:0",
         )  # fmt: skip
         torch.random.set_rng_state(noise_state)  # d3rlpy draws the smoothing noise from torch's generator
         # d3rlpy moves the policy on grad_step 0, 2, ...; ours after updates 2, 4, ...: shift it by one.
