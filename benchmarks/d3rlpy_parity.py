@@ -16,14 +16,16 @@ import sys
 import numpy as np
 import torch
 
-from benchmarks.offline import HOPPER_RAW, PENDULUM, Task
+from benchmarks.offline import BATCHES, HOPPER_RAW, PENDULUM, Task, d3rlpy_config
 from border_py.agents import Td3Bc, Td3BcConfig
+from border_py.agents.normalization import ObsNormalizer
+from border_py.agents.policies import ActionScale
 from border_py.datasets import observation_stats
 from border_py.replay_buffer import ArrayDataset
 from border_py.replay_buffer.transition import TransitionBatch
 from border_py.seeding import configure_torch
 
-BATCH = 256
+BATCH = BATCHES["TD3+BC"]
 _COLUMNS = ("obs", "next_obs", "act", "reward", "is_terminated", "discount")
 
 
@@ -43,8 +45,10 @@ class _Ours:
         assert len(self.next) == n
         return self.next
 
-    def nets(self) -> tuple[torch.nn.Module, torch.nn.Module]:
-        return self.agent.actor, self.agent.critic
+    def networks(self) -> list[torch.nn.Module]:
+        """The actor, its target, the critics and their target."""
+        a = self.agent
+        return [a.actor, a.actor_tgt, a.critic, a.critic_tgt]
 
     def update(self, b: dict[str, torch.Tensor], noise_state: torch.Tensor, step: int) -> None:
         n = len(b["reward"])
@@ -61,18 +65,13 @@ class _D3rlpy:
     through its ``inner_update``."""
 
     def __init__(self, obs_dim: int, act_dim: int) -> None:
-        import d3rlpy
-
-        encoder = d3rlpy.models.VectorEncoderFactory([256, 256])
-        config = d3rlpy.algos.TD3PlusBCConfig(
-            batch_size=BATCH, actor_encoder_factory=encoder, critic_encoder_factory=encoder
-        )
-        self.algo = config.create(device="cpu:0")
+        self.algo = d3rlpy_config("TD3+BC", {}).create(device="cpu:0")
         self.algo.create_impl((obs_dim,), act_dim)
-        self.modules = self.algo.impl._modules
 
-    def nets(self) -> tuple[torch.nn.Module, torch.nn.Module]:
-        return self.modules.policy, self.modules.q_funcs
+    def networks(self) -> list[torch.nn.Module]:
+        """The actor, its target, the critics and their target (d3rlpy hands them out only privately)."""
+        m = self.algo.impl._modules
+        return [m.policy, m.targ_policy, m.q_funcs, m.targ_q_funcs]
 
     def update(self, b: dict[str, torch.Tensor], noise_state: torch.Tensor, step: int) -> None:
         from d3rlpy.torch_utility import TorchMiniBatch
@@ -92,33 +91,27 @@ class _D3rlpy:
 def _batches(task: Task, dataset: ArrayDataset, steps: int, seed: int) -> list[dict[str, torch.Tensor]]:
     """``steps`` uniform batches of the dataset's transitions, observations normalised with its statistics
     and actions mapped to unit actions, as both sides see them inside."""
-    mean, std = (torch.as_tensor(x, dtype=torch.float32) for x in observation_stats(dataset))
-    low, high = (torch.as_tensor(x) for x in task.bounds)
     s, rng = dataset.storage, np.random.default_rng(seed)
+    normalize = ObsNormalizer(s.obs.shape[1], *observation_stats(dataset))
+    scale = ActionScale(*task.bounds, torch.device("cpu"))
     out = []
     for _ in range(steps):
         ix = rng.integers(0, len(dataset), BATCH)
         col = {k: torch.as_tensor(np.asarray(getattr(s, k)[ix], np.float32)) for k in _COLUMNS}
         out.append({
-            "obs": (col["obs"] - mean) / std, "next_obs": (col["next_obs"] - mean) / std,
-            "act": 2.0 * (col["act"] - low) / (high - low) - 1.0, "reward": col["reward"].reshape(-1),
+            "obs": normalize(col["obs"]), "next_obs": normalize(col["next_obs"]),
+            "act": scale.to_unit(col["act"]), "reward": col["reward"].reshape(-1),
             "done": col["is_terminated"].reshape(-1), "discount": col["discount"].reshape(-1),
         })  # fmt: skip
     return out
 
 
-def _copy_weights(ours: Td3Bc, other: _D3rlpy | _Ours, nudge: float, seed: int) -> None:
+def _copy_weights(ours: _Ours, other: _D3rlpy | _Ours, nudge: float, seed: int) -> None:
     """Our initial weights into the other side's networks and targets (the same layer order, shapes
     checked), each moved by ``nudge`` times standard normal noise."""
-    if isinstance(other, _Ours):
-        o = other.agent
-        theirs = [o.actor, o.actor_tgt, o.critic, o.critic_tgt]
-    else:
-        m = other.modules
-        theirs = [m.policy, m.targ_policy, m.q_funcs, m.targ_q_funcs]
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
-        for mine, net in zip([ours.actor, ours.actor_tgt, ours.critic, ours.critic_tgt], theirs, strict=True):
+        for mine, net in zip(ours.networks(), other.networks(), strict=True):
             for a, b in zip(mine.parameters(), net.parameters(), strict=True):
                 assert a.shape == b.shape, (a.shape, b.shape)
                 b.copy_(a + nudge * torch.randn(a.shape, generator=generator))
@@ -147,15 +140,15 @@ def parity(
     other = (
         _D3rlpy(obs_dim, act_dim) if nudge is None else _Ours(Td3Bc(config, obs_dim, unit, 0), len(dataset))
     )
-    _copy_weights(ours.agent, other, nudge or 0.0, seed)
-    start = [[p.detach().clone() for p in m.parameters()] for m in ours.nets()]
+    _copy_weights(ours, other, nudge or 0.0, seed)
+    start = [[p.detach().clone() for p in ours.networks()[i].parameters()] for i in (0, 2)]
     rows = []
     for i, b in enumerate(_batches(task, dataset, steps, seed)):
         state = torch.random.get_rng_state()
         ours.update(b, state, i)
         other.update(b, state, i)
         if (i + 1) % report_every == 0:
-            (actor, critic), (their_actor, their_critic) = ours.nets(), other.nets()
+            (actor, _, critic, _), (their_actor, _, their_critic, _) = ours.networks(), other.networks()
             rows.append((
                 i + 1, _gap(actor, start[0]), _gap(actor, their_actor),
                 _gap(critic, start[1]), _gap(critic, their_critic),

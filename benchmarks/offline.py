@@ -147,7 +147,7 @@ def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
     }
     if task.dataset.reward_normalization == "return_range":  # what its IQL reproduction script uses
         scalers["reward_scaler"] = d3rlpy.preprocessing.ReturnBasedRewardScaler(multiplier=1000.0)
-    algo = _d3rlpy_config(name, scalers).create(device="cpu:0")
+    algo = d3rlpy_config(name, scalers).create(device="cpu:0")
     algo.build_with_dataset(dataset)
 
     def train(steps: int) -> None:
@@ -159,7 +159,7 @@ def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
     return train, lambda obs: np.clip(algo.predict(obs[None])[0], low, high)
 
 
-def _d3rlpy_config(name: str, scalers: dict[str, Any]) -> Any:
+def d3rlpy_config(name: str, scalers: dict[str, Any]) -> Any:
     """d3rlpy's config for ``name``: its defaults but the batch, 256x256 networks, and CORL's CQL."""
     import d3rlpy
 
