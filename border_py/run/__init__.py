@@ -14,7 +14,8 @@ The run path, as plain as the data path::
 - :mod:`~border_py.run.commands`: ``train``, ``evaluate``; :mod:`~border_py.run.outputs`: video, export.
 - :mod:`~border_py.run.zoo`: tuned settings per algorithm and env id (``border_py/zoo/*.yaml``).
 - :mod:`~border_py.run.tune`: hyperparameter search with Optuna (the ``tune`` extra).
-- :mod:`~border_py.run.cli`: the ``border-py`` command.
+- :mod:`~border_py.run.cli`: the ``border-py`` command; :mod:`~border_py.run.program`: ``run_cli``, its flags
+  for an experiment built in Python (the example programs).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from border_py.run.codec import (
 )
 from border_py.run.commands import TrainOptions, evaluate, prepare, train
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
+from border_py.run.program import run_cli
 from border_py.run.rundir import RunDir
 
 
@@ -55,6 +57,7 @@ __all__ = [
     "load_experiment",
     "load_experiment_text",
     "prepare",
+    "run_cli",
     "train",
     "with_trainer",
 ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,16 @@ REFUSED = (
 """Errors that are the user's input (a config, a directory, a missing extra): one line, exit 2."""
 
 
-def _run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> None:
+def add_run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> None:
+    """The flags of a command that trains: ``--set`` (repeatable), ``--no-progress`` and, with
+    ``recording``, the recorder and MLflow's names and tags."""
     parser.add_argument(
-        "--set", nargs="+", default=[], metavar="KEY=VALUE", help="override fields (agent.lr=3e-4)"
+        "--set",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override fields (agent.lr=3e-4); may be given more than once",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     if not recording:  # tune: each trial records to TensorBoard in its own run directory
@@ -77,10 +84,10 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--overwrite", action="store_true", help="remove another run in --model-dir first")
     train.add_argument("--actors", type=int, help="train with N actors on Ray (distributed.n_actors)")
     train.add_argument("--address", help="the Ray cluster to join (distributed.address)")
-    _run_flags(train)
+    add_run_flags(train)
     resume = verbs.add_parser("resume", help="continue a run from its newest checkpoint")
     resume.add_argument("--model-dir", type=Path, required=True)
-    _run_flags(resume)
+    add_run_flags(resume)
     for name, text in (
         ("eval", "evaluate a saved model"),
         ("video", "record episodes"),
@@ -89,11 +96,7 @@ def _parser() -> argparse.ArgumentParser:
         sub = verbs.add_parser(name, help=text)
         sub.add_argument("--model-dir", type=Path, required=True)
         sub.add_argument("--config", type=Path, help="the experiment (default: model_dir/config.yaml)")
-        sub.add_argument(
-            "--checkpoint", default="best", help="best (default), a checkpoint (25000), finetune/best"
-        )
-        if name != "export":
-            sub.add_argument("--episodes", type=int, help="episodes (eval default: the config's; video: 1)")
+        add_saved_flags(sub, episodes=name != "export")
         if name != "eval":
             sub.add_argument(
                 "--out", type=Path, required=True, help=".mp4/.gif (video), a directory (export)"
@@ -106,13 +109,23 @@ def _parser() -> argparse.ArgumentParser:
     from border_py.run.tune import add_tune_flags
 
     add_tune_flags(tune)
-    _run_flags(tune, recording=False)
+    add_run_flags(tune, recording=False)
     listing = verbs.add_parser("zoo", help="list the zoo's algorithms, env ids and variants")
     listing.add_argument("algo", nargs="?")
     return parser
 
 
-def _default_model_dir(algo: str, env_id: str, variant: str | None, seed: int) -> str:
+def add_saved_flags(parser: argparse.ArgumentParser, episodes: bool) -> None:
+    """The flags of a command that reads a saved model: ``--checkpoint`` and, with ``episodes``,
+    ``--episodes``."""
+    parser.add_argument(
+        "--checkpoint", default="best", help="best (default), a checkpoint (25000), finetune/best"
+    )
+    if episodes:
+        parser.add_argument("--episodes", type=int, help="episodes (eval default: the config's; video: 1)")
+
+
+def default_model_dir(algo: str, env_id: str, variant: str | None, seed: int) -> str:
     name = env_id.replace("/", "-").replace(":", "-") + (f"-{variant}" if variant else "")
     return str(Path("runs") / algo / name / f"seed{seed}")
 
@@ -169,7 +182,7 @@ def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     elif trainer.get("model_dir") is None:
         probe = codec.experiment_from_dict(zoo.merge(data, {"trainer": {"model_dir": "x"}}), source)
         seed = probe.trainer.seed
-        trainer["model_dir"] = _default_model_dir(probe.algo, args.env or probe.env_id, args.variant, seed)
+        trainer["model_dir"] = default_model_dir(probe.algo, args.env or probe.env_id, args.variant, seed)
     return data, source
 
 
@@ -186,18 +199,24 @@ def _tracking(args: argparse.Namespace) -> Tracking:
     return Tracking(experiment=args.experiment, run_name=args.run_name, tags=tags)
 
 
-def _train(args: argparse.Namespace, resume: bool) -> int:
-    from border_py.run.commands import TrainOptions, train
+def resume_command(args: argparse.Namespace) -> int:
+    """``resume``: the run in ``args.model_dir`` from its newest checkpoint, its ``config.yaml`` changed
+    by ``--set``."""
     from border_py.run.rundir import RunDir
 
-    if resume:
-        run_dir = RunDir(args.model_dir)
-        data = codec.experiment_to_dict(run_dir.read_config())
-        data = codec.apply_overrides(data, args.set)
-        data["trainer"]["model_dir"] = str(args.model_dir)
-        source = str(run_dir.config_file) + (" with --set" if args.set else "")
-    else:
-        data, source = _train_data(args)
+    run_dir = RunDir(args.model_dir)
+    data = codec.experiment_to_dict(run_dir.read_config())
+    data = codec.apply_overrides(data, args.set)
+    data["trainer"]["model_dir"] = str(args.model_dir)
+    source = str(run_dir.config_file) + (" with --set" if args.set else "")
+    return train_data(data, source, args, resume=True)
+
+
+def train_data(data: dict[str, Any], source: str, args: argparse.Namespace, resume: bool) -> int:
+    """Trains (or resumes) the experiment ``data`` (plain data, its ``trainer.model_dir`` set) with the
+    options the flags of :func:`add_run_flags` give; ``overwrite`` where ``args`` has it."""
+    from border_py.run.commands import TrainOptions, train
+
     experiment = codec.experiment_from_dict(data, source)
     options = TrainOptions(
         resume=resume,
@@ -223,7 +242,8 @@ def _saved_experiment(args: argparse.Namespace) -> AnyExperiment:
     return codec.experiment_from_dict(data, str(args.config))
 
 
-def _saved(args: argparse.Namespace) -> int:
+def saved_model_command(args: argparse.Namespace) -> int:
+    """``eval``, ``video`` or ``export`` (``args.verb``) of the saved model the flags name."""
     from border_py.run import outputs
     from border_py.run.commands import evaluate
 
@@ -249,10 +269,13 @@ def _zoo(algo: str | None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if args.verb in ("train", "resume"):
-        return _train(args, resume=args.verb == "resume")
+    if args.verb == "train":
+        data, source = _train_data(args)
+        return train_data(data, source, args, resume=False)
+    if args.verb == "resume":
+        return resume_command(args)
     if args.verb in ("eval", "video", "export"):
-        return _saved(args)
+        return saved_model_command(args)
     if args.verb == "plot":
         from border_py.plot import main as plot_main
 
@@ -273,8 +296,14 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status."""
     args = _parser().parse_args(argv)
+    return guarded(lambda: _dispatch(args))
+
+
+def guarded(command: Callable[[], int]) -> int:
+    """Runs ``command`` as the CLI runs its verbs: bad input is one line on stderr and exit status 2; an
+    interrupt (a checkpoint saved) says how to continue and exits with 128 + the signal number."""
     try:
-        return _dispatch(args)
+        return command()
     except TrainingInterrupted as exc:
         print(str(exc), file=sys.stderr)
         if exc.checkpoint is not None:

@@ -70,7 +70,5 @@ class TrainerConfig:
     def __attrs_post_init__(self) -> None:
         if self.max_opts is None and self.max_env_steps is None:
             raise ValueError("set max_opts or max_env_steps (or both): otherwise training never ends")
-        if self.save_interval is not None and self.model_dir is None:
-            raise ValueError("save_interval is set but model_dir is None: there is nowhere to save")
         if self.stop_score is not None and self.eval_interval is None:
             raise ValueError("stop_score is set but eval_interval is None: no evaluation can reach it")

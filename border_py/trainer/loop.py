@@ -169,8 +169,15 @@ def check_agent_fits(
 def training_session(config: TrainerConfig, resume_from: Path | str | None) -> Iterator[None]:
     """Holds ``model_dir`` for the run (:meth:`~border_py.model_dir.ModelDir.hold`: writable, locked,
     recovered) and refuses a model directory holding another run's saves unless this one resumes. Nothing
-    to do without a ``model_dir``."""
+    to do without a ``model_dir``.
+
+    Raises:
+        ValueError: ``save_interval`` is set without a ``model_dir`` (a config may leave the directory to
+            the run that uses it; a run that saves needs one).
+    """
     if config.model_dir is None:
+        if config.save_interval is not None:
+            raise ValueError("save_interval is set but model_dir is None: there is nowhere to save")
         yield
         return
     with ModelDir(config.model_dir).hold() as model_dir:

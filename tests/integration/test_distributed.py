@@ -329,3 +329,24 @@ def test_the_async_zoo_variants_train_resume_and_evaluate_through_the_cli(
     assert main(["eval", "--model-dir", str(run)]) == 0
     sac = ["--model-dir", str(tmp_path / "sac"), "--no-progress", "--set", "trainer.max_opts=300"]
     assert main(["train", "sac", "--env", "Pendulum-v1", "--variant", "async", *sac]) == 0
+
+
+def test_the_async_example_program_trains_resumes_and_evaluates_with_its_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.run.examples_table import run_example
+
+    run = tmp_path / "run"
+    tiny = [
+        "--no-progress",
+        "--set",
+        "trainer.max_opts=300",
+        "trainer.eval_interval=300",
+        "distributed.n_actors=1",
+    ]
+    assert run_example("dqn_cartpole_async", ["--train", "--model-dir", str(run), *tiny], monkeypatch) == 0
+    assert "n_actors: 1" in (run / "config.yaml").read_text()
+    more = ["--resume", "--model-dir", str(run), "--no-progress", "--set", "trainer.max_opts=400"]
+    assert run_example("dqn_cartpole_async", more, monkeypatch) == 0
+    assert "resuming from" in capsys.readouterr().out
+    assert run_example("dqn_cartpole_async", ["--eval", "--model-dir", str(run)], monkeypatch) == 0

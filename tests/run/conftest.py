@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,19 @@ def make_dataset(dataset_id: str, env: str, data: Path, steps: int = 300) -> Non
 def tiny(
     data: dict[str, Any], model_dir: Path, data_path: Path | None = None, opts: int = 4
 ) -> dict[str, Any]:
-    """A zoo entry's experiment data with a budget of seconds: ``opts`` opt steps, an evaluation (one
-    episode) and a save at the end, small buffers and batches; its datasets read from ``data_path``."""
+    """A zoo entry's experiment data with a budget of seconds (:func:`tiny_changes`), saving into
+    ``model_dir``."""
+    changes = tiny_changes(data, data_path, opts)
+    return merge(data, merge(changes, {"trainer": {"model_dir": str(model_dir)}}))
+
+
+def tiny_changes(data: dict[str, Any], data_path: Path | None = None, opts: int = 4) -> dict[str, Any]:
+    """What gives an experiment's data (a zoo entry's) a budget of seconds: ``opts`` opt steps, an
+    evaluation (one episode) and a save at the end, small buffers and batches; its datasets read from
+    ``data_path``."""
     trainer: dict[str, Any] = {
         "max_opts": opts, "max_env_steps": None, "eval_interval": opts, "save_interval": opts,
-        "record_interval": 1, "keep_checkpoints": None, "model_dir": str(model_dir),
+        "record_interval": 1, "keep_checkpoints": None,
     }  # fmt: skip
     over: dict[str, Any] = {"evaluator": {"n_episodes": 1}, "trainer": trainer, "agent": {"batch_size": 16}}
     buffer = data.get("replay_buffer") or {}
@@ -63,4 +72,16 @@ def tiny(
             over["dataset"] = {"data_path": str(data_path)}
         if kind == "prefilled":
             over["replay_buffer"]["dataset"] = {"data_path": str(data_path)}
-    return merge(data, over)
+    return over
+
+
+def as_overrides(changes: dict[str, Any], prefix: str = "") -> list[str]:
+    """``changes`` (nested sections) as ``--set`` arguments: ``{"trainer": {"max_opts": 4}}`` ->
+    ``["trainer.max_opts=4"]``."""
+    flat: list[str] = []
+    for key, value in changes.items():
+        if isinstance(value, dict):
+            flat += as_overrides(value, f"{prefix}{key}.")
+        else:
+            flat.append(f"{prefix}{key}={json.dumps(value)}")
+    return flat

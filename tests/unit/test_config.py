@@ -61,7 +61,6 @@ def test_nested_unknown_key_names_the_path(tmp_path: Path) -> None:
         ("eval_interval: 3\n", r"set max_opts or max_env_steps"),
         ("max_opts: 10\nstop_score: .inf\n", r"expected a finite number, got inf .*stop_score"),
         ("max_opts: 10\nstop_score: 5\n", r"stop_score is set but eval_interval is None"),
-        ("max_opts: 10\nsave_interval: 5\n", r"save_interval is set but model_dir is None"),
         ("- 1\n- 2\n", r"expected a mapping"),
         ("max_opts: 10\nkeep_checkpoints: 0\n", r"'keep_checkpoints' must be > 0: 0"),
         (

@@ -113,6 +113,15 @@ def test_nothing_is_saved_without_model_dir() -> None:
     assert agent.saves == []
 
 
+def test_a_save_interval_without_model_dir_is_refused_before_training() -> None:
+    # The config alone is a template (the run layer gives it a directory); a run that saves needs one.
+    config = TrainerConfig(max_opts=4, save_interval=2)
+    agent = FakeAgent()
+    with pytest.raises(ValueError, match="save_interval is set but model_dir is None"):
+        counting_trainer(config).train(agent, BufferedRecorder())
+    assert agent.n_opt_calls == 0
+
+
 def test_eval_interval_without_evaluator_is_refused_before_training() -> None:
     agent = FakeAgent()
     with pytest.raises(ValueError, match="no evaluator"):

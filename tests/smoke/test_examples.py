@@ -1,0 +1,71 @@
+"""Every example program trains, evaluates and resumes through its own flags, with a budget of seconds
+(``--set`` shrinks it); the asynchronous one is in tests/integration/test_distributed.py, beside Ray."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from pathlib import Path
+
+import pytest
+
+from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.run import codec
+from border_py.trainer import ResumeWarning
+from tests.run.conftest import as_overrides, make_dataset, tiny_changes
+from tests.run.examples_table import EXAMPLES, Example, run_example
+
+RUNS = [e for e in EXAMPLES if e.variant != "async" and e.attribute != "FINETUNE"]
+
+
+def _tiny_flags(example: Example, datasets: Path) -> list[str]:
+    data = codec.experiment_to_dict(example.experiment())
+    dataset = data.get("dataset")
+    if dataset is not None:
+        make_dataset(dataset["dataset_id"], data["env"]["name"], datasets)
+    return ["--no-progress", "--set", *as_overrides(tiny_changes(data, datasets))]
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("example", RUNS, ids=[e.module for e in RUNS])
+def test_an_example_trains_evaluates_and_resumes_with_its_flags(
+    example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+    run = tmp_path / "run"
+    flags = _tiny_flags(example, tmp_path / "datasets")
+    assert (
+        run_example(example.module, ["--train", "--model-dir", str(run), "--seed", "3", *flags], monkeypatch)
+        == 0
+    )
+    assert load_meta(run / "4")["opt_steps"] == 4
+    assert codec.load_experiment(run / "config.yaml").trainer.seed == 3
+    if example.module != "dqn_atari":  # no evaluation: a game of Pong takes minutes
+        assert run_example(example.module, ["--eval", "--model-dir", str(run)], monkeypatch) == 0
+        assert "mean return" in capsys.readouterr().out
+    more = ["--resume", "--model-dir", str(run), "--no-progress", "--set", "trainer.max_opts=6"]
+    vector = type(example.experiment().env).__name__.endswith("VecEnvConfig")
+    with pytest.warns(ResumeWarning, match="new episodes") if vector else nullcontext():
+        assert run_example(example.module, more, monkeypatch) == 0
+    assert "resuming from" in capsys.readouterr().out
+    assert latest_checkpoint(run) == run / "6"
+
+
+@pytest.mark.smoke
+def test_the_awac_example_fine_tunes_online_from_its_offline_best(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    offline, finetune = (e for e in EXAMPLES if e.module == "awac_pendulum")
+    run = tmp_path / "awac"
+    flags = _tiny_flags(offline, tmp_path / "datasets")
+    assert run_example("awac_pendulum", ["--train", "--model-dir", str(run), *flags], monkeypatch) == 0
+    online = [
+        "--no-progress",
+        "--set",
+        *as_overrides(tiny_changes(codec.experiment_to_dict(finetune.experiment()), tmp_path / "datasets")),
+    ]
+    argv = ["--train", "--finetune", "--model-dir", str(run), *online]
+    assert run_example("awac_pendulum", argv, monkeypatch) == 0
+    saved = codec.load_experiment(run / "finetune" / "config.yaml")
+    assert getattr(saved, "init_from", None) == str(run / "best")
+    assert run_example("awac_pendulum", ["--eval", "--finetune", "--model-dir", str(run)], monkeypatch) == 0
+    assert f"eval of {run / 'finetune' / 'best'}" in capsys.readouterr().out
