@@ -180,9 +180,9 @@ def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if args.model_dir is not None:
         trainer["model_dir"] = str(args.model_dir)
     elif trainer.get("model_dir") is None:
-        probe = codec.experiment_from_dict(zoo.merge(data, {"trainer": {"model_dir": "x"}}), source)
-        seed = probe.trainer.seed
-        trainer["model_dir"] = default_model_dir(probe.algo, args.env or probe.env_id, args.variant, seed)
+        built = codec.experiment_from_dict(data, source)  # the default directory names its algo and seed
+        seed = built.trainer.seed
+        trainer["model_dir"] = default_model_dir(built.algo, args.env or built.env_id, args.variant, seed)
     return data, source
 
 

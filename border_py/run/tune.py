@@ -205,8 +205,7 @@ def tune_command(args: argparse.Namespace) -> int:
         space=zoo.search_space(args.algo),
         out=args.out or Path("runs/tune") / name,
     )
-    probe = with_params(base, {"trainer.model_dir": str(setup.out / "probe")}, "--set")
-    codec.experiment_from_dict(probe, entry.source)  # a bad base fails here, before any trial
+    codec.experiment_from_dict(base, entry.source)  # a bad base fails here, before any trial
     setup.out.mkdir(parents=True, exist_ok=True)
     study = _study(args, setup, name)
     finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
