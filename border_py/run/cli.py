@@ -23,6 +23,8 @@ continues); asynchronous actors that keep dying save one too, with exit status 2
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -76,7 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     train = verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
     train.add_argument("algo", nargs="?", help=f"one of {zoo.algorithms()}")
-    train.add_argument("--env", help="env id (offline: dataset id), or package.module:function for your env")
+    train.add_argument(
+        "--env",
+        help="env id (offline: dataset id); your own: module:EnvId-v0 (the module registers it with "
+        "Gymnasium) or module:function (returns an env config)",
+    )
     train.add_argument("--variant", help="a named variant of the zoo entry (border-py zoo ALGO lists them)")
     train.add_argument("--config", type=Path, help="a whole experiment as YAML (instead of ALGO --env)")
     train.add_argument("--seed", type=int, help="the run's seed (trainer.seed)")
@@ -84,9 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--overwrite", action="store_true", help="remove another run in --model-dir first")
     train.add_argument("--actors", type=int, help="train with N actors on Ray (distributed.n_actors)")
     train.add_argument("--address", help="the Ray cluster to join (distributed.address)")
+    add_trust_flag(train)
     add_run_flags(train)
     resume = verbs.add_parser("resume", help="continue a run from its newest checkpoint")
     resume.add_argument("--model-dir", type=Path, required=True)
+    add_trust_flag(resume)
     add_run_flags(resume)
     for name, text in (
         ("eval", "evaluate a saved model"),
@@ -96,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         sub = verbs.add_parser(name, help=text)
         sub.add_argument("--model-dir", type=Path, required=True)
         sub.add_argument("--config", type=Path, help="the experiment (default: model_dir/config.yaml)")
+        add_trust_flag(sub)
         add_saved_flags(sub, episodes=name != "export")
         if name != "eval":
             sub.add_argument(
@@ -115,6 +124,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_trust_flag(parser: argparse.ArgumentParser) -> None:
+    """``--trust-code``: import the modules a file names (``config.yaml``, ``--config``)."""
+    parser.add_argument(
+        "--trust-code",
+        action="store_true",
+        help="import the modules the experiment file names (your own env or agent; never for a run you "
+        "did not make): without it such a name is refused",
+    )
+
+
 def add_saved_flags(parser: argparse.ArgumentParser, episodes: bool) -> None:
     """The flags of a command that reads a saved model: ``--checkpoint`` and, with ``episodes``,
     ``--episodes``."""
@@ -126,19 +145,42 @@ def add_saved_flags(parser: argparse.ArgumentParser, episodes: bool) -> None:
 
 
 def default_model_dir(algo: str, env_id: str, variant: str | None, seed: int) -> str:
-    name = env_id.replace("/", "-").replace(":", "-") + (f"-{variant}" if variant else "")
+    """``runs/<algo>/<env id>[-<variant>]/seed<N>``; the module of ``module:EnvId-v0`` is left out."""
+    name = env_id.rpartition(":")[2].replace("/", "-") + (f"-{variant}" if variant else "")
     return str(Path("runs") / algo / name / f"seed{seed}")
+
+
+GYM_ID = re.compile(r"^(?:[\w.-]+/)?[\w.-]+-v\d+$")
+"""A versioned Gymnasium id (``Corridor-v0``, ``ALE/Pong-v5``): ``--env module:Corridor-v0`` is Gymnasium's
+convention (the module registers the id), ``--env module:function`` names a function."""
+
+
+def import_user_module(module: str, what: str) -> Any:
+    """Imports the user's ``module``, which the command line names (so the user asked for it), from the
+    installed packages or the current folder (searched last, so a file there never hides a library).
+
+    Raises:
+        ConfigError: it cannot be imported (``what`` and the reason named).
+    """
+    import importlib
+
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.append(here)
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(
+            f"{what}: cannot import {module!r} (searched the installed packages and {here}): {exc}"
+        ) from exc
 
 
 def _user_env(path: str) -> dict[str, Any]:
     """The env section of an experiment whose env is ``package.module:function`` (a user's own)."""
     module, _, name = path.partition(":")
-    import importlib
-
-    try:
-        make = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"--env {path!r} cannot be imported: {exc}") from exc
+    make = getattr(import_user_module(module, f"--env {path!r}"), name, None)
+    if not callable(make):
+        raise ConfigError(f"--env {path!r}: {module} has no function {name!r} (nor is it a Gymnasium id)")
     config = make()
     return {"type": codec.tag_of("env", config), **to_dict(config)}
 
@@ -148,16 +190,16 @@ def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if args.config is not None:
         if args.algo or args.env or args.variant:
             raise ConfigError("give ALGO --env ENV (the zoo) or --config FILE, not both")
-        data = codec.parse_yaml(args.config.read_text(), str(args.config))
-        if not isinstance(data, dict):
-            raise ConfigError(f"{args.config}: expected a mapping of fields")
-        return data, str(args.config)
+        return _config_file(args.config, trust(args)), str(args.config)
     if not args.algo or not args.env:
         raise ConfigError("train needs ALGO --env ENV (border-py zoo lists them) or --config FILE")
-    user_env = ":" in args.env
-    entry = zoo.entry(args.algo, "custom" if user_env else args.env, args.variant)
+    module, user_env, name = args.env.partition(":")
+    gym_id = bool(user_env) and GYM_ID.match(name) is not None
+    if gym_id:  # Gymnasium's module:EnvId-v0: importing the module registers the id
+        import_user_module(module, f"--env {args.env!r}")
+    entry = zoo.entry(args.algo, "custom" if user_env and not gym_id else args.env, args.variant)
     data = entry.data
-    if user_env:
+    if user_env and not gym_id:
         data = {**data, "env": _user_env(args.env)}
     elif not entry.tuned:
         print(
@@ -165,6 +207,26 @@ def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
             file=sys.stderr,
         )
     return data, entry.source
+
+
+def _config_file(path: Path, trust_code: bool) -> dict[str, Any]:
+    """A ``--config`` file's data; a module it names is imported only with ``--trust-code``."""
+    data = codec.parse_yaml(path.read_text(), str(path))
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of fields")
+    if not trust_code:
+        codec.refuse_code(data, str(path))
+    return data
+
+
+def trust(args: argparse.Namespace) -> bool:
+    """Whether the command line said ``--trust-code``; if so, the current folder becomes importable (the
+    user's own modules, as ``python -m`` would find them)."""
+    if not getattr(args, "trust_code", False):
+        return False
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    return True
 
 
 def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
@@ -181,8 +243,8 @@ def _train_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         trainer["model_dir"] = str(args.model_dir)
     elif trainer.get("model_dir") is None:
         built = codec.experiment_from_dict(data, source)  # the default directory names its algo and seed
-        seed = built.trainer.seed
-        trainer["model_dir"] = default_model_dir(built.algo, args.env or built.env_id, args.variant, seed)
+        env_id = args.env if args.env and ":" not in args.env else built.env_id
+        trainer["model_dir"] = default_model_dir(built.algo, env_id, args.variant, built.trainer.seed)
     return data, source
 
 
@@ -205,7 +267,7 @@ def resume_command(args: argparse.Namespace) -> int:
     from border_py.run.rundir import RunDir
 
     run_dir = RunDir(args.model_dir)
-    data = codec.experiment_to_dict(run_dir.read_config())
+    data = codec.experiment_to_dict(run_dir.read_config(trust(args)))
     data = codec.apply_overrides(data, args.set)
     data["trainer"]["model_dir"] = str(args.model_dir)
     source = str(run_dir.config_file) + (" with --set" if args.set else "")
@@ -234,10 +296,8 @@ def _saved_experiment(args: argparse.Namespace) -> AnyExperiment:
     from border_py.run.rundir import RunDir
 
     if args.config is None:
-        return RunDir(args.model_dir).read_config()
-    data = codec.parse_yaml(args.config.read_text(), str(args.config))
-    if not isinstance(data, dict):
-        raise ConfigError(f"{args.config}: expected a mapping of fields")
+        return RunDir(args.model_dir).read_config(trust(args))
+    data = _config_file(args.config, trust(args))
     data = zoo.merge(data, {"trainer": {"model_dir": str(args.model_dir)}})  # --model-dir completes it
     return codec.experiment_from_dict(data, str(args.config))
 

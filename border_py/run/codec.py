@@ -13,6 +13,10 @@ A file with a ``dataset`` is an :class:`~border_py.run.OfflineExperiment`. ``typ
 ``env`` (``gym``), ``step_processor`` (``nstep``), ``replay_buffer`` (``simple``) and ``dataset``
 (``minari``); a user's own config class is named by its import path (``type: mypkg.envs:MyEnvConfig``),
 which imports that module. Duplicate keys, unknown keys and values of the wrong type are refused.
+
+A file is data, never code: a name that would import a module (a ``type`` that is an import path, an
+``env.name`` in Gymnasium's ``module:EnvId-v0`` form) is refused in a file read with ``trust_code=False``
+(:func:`load_experiment`'s default; the CLI's unless ``--trust-code``), naming the module and the flag.
 """
 
 from __future__ import annotations
@@ -119,9 +123,55 @@ def _component(component: str, data: object, source: str) -> Any:
     return from_dict(resolve_tag(component, tag, source), fields, source=where)
 
 
-def experiment_from_dict(data: object, source: str = "experiment") -> AnyExperiment:
+TRUST_HINT = (
+    "border_py imports no code a file names unless you trust it: --trust-code (Python: trust_code=True)"
+)
+
+
+def imported_modules(data: Mapping[str, Any]) -> dict[str, str]:
+    """The modules that building the experiment ``data`` would import by name, by the field naming each
+    (``{"env.name": "corridor"}``): import paths in ``type`` and Gymnasium's ``module:EnvId-v0`` ids.
+
+    Examples:
+        >>> imported_modules({"env": {"name": "corridor:Corridor-v0"}, "agent": {"type": "dqn"}})
+        {'env.name': 'corridor'}
+    """
+    found: dict[str, str] = {}
+    for component in TAGS:
+        section = data.get(component)
+        tag = section.get("type") if isinstance(section, Mapping) else None
+        if isinstance(tag, str) and ":" in tag:
+            found[f"{component}.type"] = tag.partition(":")[0]
+    env = data.get("env")
+    name = env.get("name") if isinstance(env, Mapping) else None
+    if isinstance(name, str) and ":" in name:
+        found["env.name"] = name.partition(":")[0]
+    return found
+
+
+def refuse_code(data: Mapping[str, Any], source: str) -> None:
+    """Refuses experiment data that would import a module it names (see :func:`imported_modules`).
+
+    Raises:
+        ConfigError: the first such field, the module it names and how to trust it.
+    """
+    found = imported_modules(data)
+    if found:
+        field, module = next(iter(found.items()))
+        raise ConfigError(f"{source}: {field} would import the module {module!r}: {TRUST_HINT}")
+
+
+def experiment_from_dict(
+    data: object, source: str = "experiment", *, trust_code: bool = True
+) -> AnyExperiment:
     """Builds an experiment from plain data (parsed YAML): offline when it has a ``dataset``. A key set
     to ``null`` counts as not given.
+
+    Args:
+        data: the experiment as plain data.
+        source: where it came from, for errors.
+        trust_code: import the modules the data names (your own data); ``False`` for data from a file
+            you did not write (a run directory, a download): such a name is refused (:func:`refuse_code`).
 
     Raises:
         ConfigError: a missing or unknown field, an unknown tag, a value a validator refuses, or
@@ -129,6 +179,8 @@ def experiment_from_dict(data: object, source: str = "experiment") -> AnyExperim
     """
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping of fields, got {type(data).__name__}")
+    if not trust_code:
+        refuse_code(data, source)
     data = {k: v for k, v in data.items() if v is not None}  # null: not set (a zoo entry drops a default)
     cls: type[Any] = OfflineExperiment if "dataset" in data else Experiment
     names = {a.name for a in attrs.fields(cls)}
@@ -202,8 +254,9 @@ def parse_yaml(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: not valid YAML: {exc}".replace("\n", " ")) from exc
 
 
-def load_experiment(path: Path | str) -> AnyExperiment:
-    """Reads an experiment from the YAML file ``path``.
+def load_experiment(path: Path | str, *, trust_code: bool = False) -> AnyExperiment:
+    """Reads an experiment from the YAML file ``path``; with ``trust_code`` the modules it names are
+    imported, else a name that would import one is refused (:func:`refuse_code`).
 
     Raises:
         FileNotFoundError: there is no such file.
@@ -217,7 +270,7 @@ def load_experiment(path: Path | str) -> AnyExperiment:
     data = parse_yaml(text, str(path))
     if data is None:
         raise ConfigError(f"{path}: the file is empty")
-    return experiment_from_dict(data, str(path))
+    return experiment_from_dict(data, str(path), trust_code=trust_code)
 
 
 def dump_experiment(experiment: AnyExperiment) -> str:

@@ -272,7 +272,7 @@ def _resume_changes(run_dir: RunDir, experiment: AnyExperiment) -> dict[str, str
     from border_py.run.recording import changed_fields
 
     try:
-        return changed_fields(run_dir.read_config(), experiment)
+        return changed_fields(run_dir.read_config_data(), experiment)
     except (FileNotFoundError, ConfigError):  # resumed from Python without a config.yaml: nothing to compare
         return {}
 

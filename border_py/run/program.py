@@ -69,6 +69,7 @@ def _parser(prog: str | None, description: str | None, finetune: bool) -> argpar
             action="store_true",
             help=f"act on the fine-tuning stage, in MODEL_DIR/{FINETUNE_DIR}, trained from MODEL_DIR/best",
         )
+    cli.add_trust_flag(parser)
     cli.add_saved_flags(parser, episodes=True)
     cli.add_run_flags(parser)
     return parser

@@ -138,16 +138,17 @@ def _mlflow_recorder(
     return recorder
 
 
-def changed_fields(before: AnyExperiment, after: AnyExperiment) -> dict[str, str]:
-    """The dotted fields whose values differ, as ``old -> new`` (what a resume changed).
+def changed_fields(before: Mapping[str, Any], after: AnyExperiment) -> dict[str, str]:
+    """The dotted fields whose values differ, as ``old -> new``: what a resume changed of the experiment
+    ``before`` (as plain data, the run's ``config.yaml`` as written: nothing is built from it).
 
     Examples:
         >>> from border_py.run import zoo
-        >>> a = zoo.experiment("dqn", "CartPole-v1", "x")
+        >>> a = experiment_to_dict(zoo.experiment("dqn", "CartPole-v1", "x"))
         >>> changed_fields(a, zoo.experiment("dqn", "CartPole-v1", "x", trainer={"max_opts": 7000}))
         {'trainer.max_opts': '25000 -> 7000'}
     """
-    old, new = flatten(experiment_to_dict(before)), flatten(experiment_to_dict(after))
+    old, new = flatten(dict(before)), flatten(experiment_to_dict(after))
     keys = sorted(set(old) | set(new))
     return {k: f"{old.get(k)} -> {new.get(k)}" for k in keys if old.get(k) != new.get(k)}
 

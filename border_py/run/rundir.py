@@ -25,10 +25,12 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, load_meta, resolve_saved
+from border_py.config import ConfigError
 from border_py.model_dir import ModelDir
-from border_py.run.codec import dump_experiment, load_experiment
+from border_py.run.codec import dump_experiment, experiment_from_dict, parse_yaml
 from border_py.run.experiment import AnyExperiment
 from border_py.trainer.result import TrainResult, parse_evaluations
 from border_py.trainer.state import read_trainer_state
@@ -122,19 +124,37 @@ class RunDir(ModelDir):
         tmp.replace(self.config_file)
         return self.config_file
 
-    def read_config(self) -> AnyExperiment:
-        """The experiment this directory's run was started with.
+    def read_config(self, trust_code: bool = False) -> AnyExperiment:
+        """The experiment this directory's run was started with; a module it names is imported only with
+        ``trust_code`` (:func:`border_py.run.codec.load_experiment`).
 
         Raises:
             FileNotFoundError: no ``config.yaml`` here (the message says what to pass instead).
             border_py.ConfigError: the file is not a valid experiment (file and field named).
+        """
+        data = self.read_config_data()
+        source = str(self.config_file)
+        return experiment_from_dict(data, source, trust_code=trust_code)
+
+    def read_config_data(self) -> dict[str, Any]:
+        """``config.yaml`` as plain data, nothing built from it.
+
+        Raises:
+            FileNotFoundError: no ``config.yaml`` here (the message says what to pass instead).
+            border_py.ConfigError: the file is not YAML holding a mapping.
         """
         if self.config_file.is_symlink() or not self.config_file.is_file():
             raise FileNotFoundError(
                 f"{self.config_file} not found (or not a plain file): {self.path} holds no run started by "
                 "border-py; give the experiment with --config"
             )
-        return load_experiment(self.config_file)
+        try:
+            data = parse_yaml(self.config_file.read_text(), str(self.config_file))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{self.config_file}: not a text file: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{self.config_file}: expected a mapping of fields")
+        return data
 
     def purge_step(self, resume_from: Path | None) -> int | None:
         """The first opt step whose records an interrupted run wrote after its checkpoint (hidden when

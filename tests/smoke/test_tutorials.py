@@ -30,7 +30,13 @@ def test_the_custom_agent_tutorial_trains_in_python_and_through_the_cli(
         "trainer: {max_opts: 600, warmup_period: 200, eval_interval: 300, save_interval: 300}\n"
     )
     run = tmp_path / "run"
-    assert main(["train", "--config", str(config), "--model-dir", str(run), "--no-progress"]) == 0
-    assert isinstance(load_experiment(run / "config.yaml").agent, custom_agent.LinearQConfig)
-    assert main(["eval", "--model-dir", str(run)]) == 0
-    assert main(["resume", "--model-dir", str(run), "--set", "trainer.max_opts=900", "--no-progress"]) == 0
+    flags = ["--model-dir", str(run), "--no-progress"]
+    assert main(["train", "--config", str(config), *flags]) == 2  # a file names the module: not without trust
+    assert "agent.type would import the module 'examples.custom_agent'" in capsys.readouterr().err
+    assert not run.exists()
+    assert main(["train", "--config", str(config), "--trust-code", *flags]) == 0
+    assert isinstance(load_experiment(run / "config.yaml", trust_code=True).agent, custom_agent.LinearQConfig)
+    assert main(["eval", "--model-dir", str(run), "--trust-code"]) == 0
+    resume = ["resume", "--model-dir", str(run), "--set", "trainer.max_opts=900", "--no-progress"]
+    assert main(resume) == 2
+    assert main([*resume, "--trust-code"]) == 0

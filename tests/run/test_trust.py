@@ -1,0 +1,126 @@
+"""A file is data, never code: a module that ``config.yaml`` (or a ``--config`` file) names is imported only
+with ``--trust-code``; a module named on the command line (``--env module:EnvId-v0``) is the user's word."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from border_py.run.cli import main
+from tests.run.tiny import tiny_config
+
+PAYLOAD = "from pathlib import Path\nPath('{marker}').write_text('ran')\n"
+
+ENV_MODULE = '''
+import gymnasium as gym
+import numpy as np
+
+
+class Walk(gym.Env):
+    """Walk right from 0 to 3: reward 1 at the end, 10 steps at most."""
+
+    observation_space = gym.spaces.Box(0.0, 3.0, (1,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.x, self.t = 0, 0
+        return np.array([0.0], np.float32), {}
+
+    def step(self, action):
+        self.x, self.t = max(0, self.x + (1 if action == 1 else -1)), self.t + 1
+        done = self.x == 3
+        return np.array([self.x], np.float32), float(done), done, self.t >= 10, {}
+
+
+gym.register(id="{env_id}", entry_point=Walk, max_episode_steps=10)
+'''
+
+
+USER_MODULES = ("payload", "walk", "walk2")
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The current folder is ``tmp_path``; ``sys.path`` comes back as it was, and the user modules a test
+    writes are forgotten."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield tmp_path
+    for name in USER_MODULES:
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("env", {"type": "payload:Cfg"}),
+        ("env", {"name": "payload:Evil-v0"}),
+        ("agent", {"type": "payload:Agent"}),
+    ],
+)
+def test_a_run_directory_naming_a_module_runs_no_code_under_any_verb(
+    field: str, value: dict[str, str], isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = isolated / "downloaded"
+    assert (
+        main(["train", "--config", str(tiny_config(isolated)), "--model-dir", str(run), "--no-progress"]) == 0
+    )
+    marker = isolated / "ran.txt"
+    (isolated / "payload.py").write_text(PAYLOAD.format(marker=marker))
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    config[field] = {**config[field], **value}
+    (run / "config.yaml").write_text(yaml.safe_dump(config))
+    capsys.readouterr()
+    for verb in (["eval"], ["resume"], ["video", "--out", "v.gif"], ["export", "--out", "x"]):
+        assert main([verb[0], "--model-dir", str(run), *verb[1:]]) == 2
+        err = capsys.readouterr().err
+        assert f"{field}." in err
+        assert "would import the module 'payload'" in err
+        assert "--trust-code" in err
+        assert err.count("\n") == 1
+    assert not marker.exists()
+    assert "payload" not in sys.modules
+
+
+def test_a_config_file_naming_a_module_needs_trust_code(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated / "payload.py").write_text(PAYLOAD.format(marker=isolated / "ran.txt"))
+    config = tiny_config(isolated, env={"type": "payload:Cfg"})
+    assert main(["train", "--config", str(config), "--model-dir", "run"]) == 2
+    assert "env.type would import the module 'payload'" in capsys.readouterr().err
+    assert not (isolated / "ran.txt").exists()
+    assert not (isolated / "run").exists()
+    assert main(["train", "--config", str(config), "--model-dir", "run", "--trust-code"]) == 2  # imported now
+    assert (isolated / "ran.txt").exists()
+
+
+def test_your_own_gymnasium_env_by_module_and_id_trains_and_evaluates_from_your_folder(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated / "walk.py").write_text(ENV_MODULE.replace("{env_id}", "TrustWalk-v0"))
+    budget = ["--set", "trainer.max_opts=200", "trainer.eval_interval=100", "trainer.warmup_period=100"]
+    assert main(["train", "dqn", "--env", "walk:TrustWalk-v0", "--no-progress", *budget]) == 0
+    run = isolated / "runs" / "dqn" / "TrustWalk-v0" / "seed0"
+    assert yaml.safe_load((run / "config.yaml").read_text())["env"]["name"] == "walk:TrustWalk-v0"
+    assert "note: the zoo has no dqn entry for walk:TrustWalk-v0" in capsys.readouterr().err
+    assert main(["eval", "--model-dir", str(run)]) == 2
+    assert "env.name would import the module 'walk'" in capsys.readouterr().err
+    assert main(["eval", "--model-dir", str(run), "--trust-code"]) == 0
+    assert "mean return" in capsys.readouterr().out
+
+
+def test_a_missing_module_or_function_is_one_line_naming_it(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "dqn", "--env", "nowhere:Gone-v0"]) == 2
+    assert "--env 'nowhere:Gone-v0': cannot import 'nowhere'" in capsys.readouterr().err
+    (isolated / "walk2.py").write_text("x = 1\n")
+    assert main(["train", "dqn", "--env", "walk2:make"]) == 2
+    assert "walk2 has no function 'make'" in capsys.readouterr().err
+    assert not (isolated / "runs").exists()
