@@ -1,85 +1,58 @@
-"""Your own env on the command line: a corridor, trained by any zoo algorithm with discrete actions.
+"""Your own Gymnasium env: a corridor, in a module of your own folder that registers it.
 
-    border-py train dqn --env examples.corridor:make_config \
-        --set trainer.max_opts=2000 trainer.eval_interval=500
-    border-py eval --model-dir runs/dqn/examples.corridor-make_config/seed0
+Save this file as ``corridor.py`` in the folder you run ``border-py`` from, then::
 
-``--env package.module:function`` calls the function for the env's config; the algorithm's zoo defaults
-supply everything else (``--set`` changes them). Beyond the ``Env`` protocol (see ``custom_env.py``), the run
-layer needs two members: the config's ``evaluation()`` (the config of the env that evaluates, here the same)
-and the env's ``spaces`` (what the agent is built from). The config must be an attrs class: the run writes it
-into ``config.yaml`` by its import path (``type: examples.corridor:CorridorConfig``), and ``resume`` and
-``eval`` import it from there.
+    border-py train dqn --env corridor:Corridor-v0 --set trainer.max_opts=3000 trainer.eval_interval=500
+    border-py eval --model-dir runs/dqn/Corridor-v0/seed0 --trust-code
+
+``--env corridor:Corridor-v0`` is Gymnasium's own convention (``gymnasium.make("corridor:Corridor-v0")``):
+``corridor`` is imported (from the installed packages, then the current folder), which registers the id,
+then the env is made. The run writes the name into its ``config.yaml``, so ``eval`` and ``resume`` make the
+same env; since that imports a module a file names, they ask for ``--trust-code``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import attrs
+import gymnasium as gym
 import numpy as np
+import numpy.typing as npt
 
-from border_py import Step
-from border_py.base import Spaces
-from border_py.record import Record
-
-Obs = Any
+Obs = npt.NDArray[np.float32]
 
 
-@attrs.frozen(kw_only=True)
-class CorridorConfig:
-    """A corridor of ``length`` cells: action 1 walks right, reward 1 at the end."""
+class Corridor(gym.Env[Obs, np.int64]):
+    """Walk from cell 0 to the last of ``length`` cells: action 1 steps right, 0 left, -1 reward a step.
 
-    length: int = 5
+    Observations are the one-hot position. The best return is ``-(length - 1)``, walking straight right;
+    episodes are cut after 20 steps (the registration's ``max_episode_steps``), so one that never
+    arrives still ends (return -20).
+    """
 
-    def build(self, seed: int) -> Corridor:
-        return Corridor(self.length)
+    def __init__(self, length: int = 5) -> None:
+        self.length = length
+        self.observation_space = gym.spaces.Box(0.0, 1.0, (length,), np.float32)
+        self.action_space = gym.spaces.Discrete(2)
+        self.position = 0
 
-    def evaluation(self) -> CorridorConfig:
-        return self
+    def _obs(self) -> Obs:
+        obs = np.zeros(self.length, dtype=np.float32)
+        obs[self.position] = 1.0
+        return obs
 
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        super().reset(seed=seed)
+        self.position = 0
+        return self._obs(), {}
 
-class Corridor:
-    """The env: observations are one-hot positions."""
-
-    def __init__(self, length: int) -> None:
-        self.length, self.pos, self.steps = length, 0, 0
-
-    @property
-    def spaces(self) -> Spaces:
-        return Spaces(obs_shape=(self.length,), n_actions=2)
-
-    def _obs(self) -> Any:
-        return np.eye(self.length, dtype=np.float32)[self.pos]
-
-    def reset(self) -> Any:
-        self.pos, self.steps = 0, 0
-        return self._obs()
-
-    def reset_with_index(self, ix: int) -> Any:
-        return self.reset()
-
-    def step(self, act: Any) -> tuple[Step[Any, Any], Record]:
-        self.pos = max(0, min(self.length - 1, self.pos + (1 if int(act) == 1 else -1)))
-        self.steps += 1
-        done = self.pos == self.length - 1
-        truncated = not done and self.steps >= 4 * self.length
-        obs = self._obs()
-        init_obs = self.reset() if done or truncated else None
-        step = Step(act=act, obs=obs, reward=float(done), is_terminated=done, is_truncated=truncated,
-                    info={}, init_obs=init_obs)  # fmt: skip
-        return step, Record()
-
-    def episode_start_state(self) -> dict[str, Any]:
-        return {}
-
-    def restore_episode_start(self, state: dict[str, Any]) -> None:
-        self.reset()
-
-    def close(self) -> None:
-        pass
+    def step(self, action: np.int64) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
+        self.position = min(max(self.position + (1 if int(action) == 1 else -1), 0), self.length - 1)
+        arrived = self.position == self.length - 1
+        return self._obs(), -1.0, arrived, False, {}
 
 
-def make_config() -> CorridorConfig:
-    """What ``--env examples.corridor:make_config`` calls."""
-    return CorridorConfig()
+# The entry point by name, as this module is imported (``corridor``, or ``examples.corridor`` in the repo).
+gym.register(id="Corridor-v0", entry_point=f"{__name__}:Corridor", max_episode_steps=20)

@@ -1,33 +1,21 @@
-"""Your own agent in an experiment: a linear Q-function on CartPole-v1, run by the same code as the zoo's.
+"""Your own agent: a linear Q-function on CartPole-v1, trained by the same code as the zoo's agents.
 
 An agent is two classes: a frozen attrs config with ``build(spaces, seed)`` (so an experiment can name it
 and the run layer can size it from the env) and the agent, which learns from the buffer's batches in
 ``opt`` and returns a ``Record`` of what it measured. Everything else (the env, the step processor, the
-replay buffer, evaluation, checkpoints, resume, the CLI) is border_py's. Run it from Python::
+replay buffer, evaluation, checkpoints, resume, the command line) is border_py's. Saved as
+``custom_agent.py`` in your folder::
 
-    python -m examples.custom_agent
+    python custom_agent.py --train       # into runs/linearq/CartPole-v1/seed0
+    python custom_agent.py --eval
 
-or name the config class in an experiment file and use the CLI::
-
-    # linear_q.yaml
-    env: {name: CartPole-v1}
-    step_processor: {gamma: 0.99}
-    replay_buffer: {capacity: 10000}
-    agent: {type: examples.custom_agent:LinearQConfig, lr: 0.01}
-    trainer: {max_opts: 5000, warmup_period: 500, eval_interval: 1000}
-
-    border-py train --config linear_q.yaml --model-dir runs/linear_q
-    border-py eval --model-dir runs/linear_q
-
-mypy checks the pairing when the experiment is built in Python (``main`` below): ``opt`` takes a
-``ReplayBuffer[TransitionBatch]``, which a ``SimpleReplayBufferConfig`` samples; a buffer of other batches is
-a type error.
+mypy checks the pairing of the experiment below: ``opt`` takes a ``ReplayBuffer[TransitionBatch]``, which a
+``SimpleReplayBufferConfig`` samples; a buffer of other batches is a type error.
 """
 
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +33,7 @@ from border_py import (
     TransitionBatch,
 )
 from border_py.base import Spaces
-from border_py.run import Experiment, TrainOptions, train
+from border_py.run import Experiment, run_cli
 
 
 @attrs.frozen(kw_only=True)
@@ -127,25 +115,14 @@ class LinearQ:
             self.bias.copy_(state["bias"])
 
 
-def experiment(model_dir: str, max_opts: int = 5_000) -> Experiment[Any, Any, Any, TransitionBatch]:
-    """The experiment, built in Python: mypy checks that the agent learns from the buffer's batches."""
-    return Experiment(
-        env=GymEnvConfig(name="CartPole-v1"),
-        step_processor=NStepStepProcessorConfig(gamma=0.99),
-        replay_buffer=SimpleReplayBufferConfig(capacity=10_000),
-        agent=LinearQConfig(),
-        trainer=TrainerConfig(max_opts=max_opts, warmup_period=500, eval_interval=1_000, model_dir=model_dir),
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Trains the linear Q-function on CartPole-v1 (``argv``: an optional opt-step budget)."""
-    max_opts = int(argv[0]) if argv else 5_000
-    with tempfile.TemporaryDirectory() as model_dir:
-        result = train(experiment(model_dir, max_opts), TrainOptions(progress=False))
-    print(f"best greedy return {result.best_score:.1f} after {result.opt_steps} opt steps")
-    return 0
-
+EXPERIMENT: Experiment[Any, Any, Any, TransitionBatch] = Experiment(
+    env=GymEnvConfig(name="CartPole-v1"),
+    step_processor=NStepStepProcessorConfig(n_steps=1, gamma=0.99),
+    replay_buffer=SimpleReplayBufferConfig(capacity=10_000),
+    agent=LinearQConfig(),
+    trainer=TrainerConfig(max_opts=5_000, warmup_period=500, eval_interval=1_000, save_interval=1_000),
+)
+"""Built in Python: mypy checks that the agent learns from the buffer's batches."""
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_cli(EXPERIMENT, description=__doc__))

@@ -209,21 +209,22 @@ def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     return data, entry.source
 
 
-def _config_file(path: Path, trust_code: bool) -> dict[str, Any]:
+def _config_file(path: Path, trust_code: codec.Trust) -> dict[str, Any]:
     """A ``--config`` file's data; a module it names is imported only with ``--trust-code``."""
     data = codec.parse_yaml(path.read_text(), str(path))
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of fields")
-    if not trust_code:
-        codec.refuse_code(data, str(path))
+    if trust_code is not True:
+        codec.refuse_code(data, str(path), trust_code or ())
     return data
 
 
-def trust(args: argparse.Namespace) -> bool:
-    """Whether the command line said ``--trust-code``; if so, the current folder becomes importable (the
-    user's own modules, as ``python -m`` would find them)."""
+def trust(args: argparse.Namespace) -> codec.Trust:
+    """What a file may import: everything after ``--trust-code`` (and the current folder becomes
+    importable: the user's own modules, as ``python -m`` would find them); else the modules in
+    ``args.trusted`` (a program's own, :func:`border_py.run.run_cli`), if any."""
     if not getattr(args, "trust_code", False):
-        return False
+        return frozenset(getattr(args, "trusted", ()))
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     return True

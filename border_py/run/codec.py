@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,13 +104,26 @@ def resolve_tag(component: str, tag: object, source: str) -> type:
 
 
 def tag_of(component: str, config: object) -> str:
-    """The tag that names ``config``'s class in a file (its import path for a class of the user's)."""
+    """The tag that names ``config``'s class in a file (its import path for a class of the user's; a class
+    of the script being run is named by the script's module, so that other commands can import it)."""
     cls = type(config)
-    path = f"{cls.__module__}:{cls.__qualname__}"
     for tag, known in TAGS[component].items():
         if _import(known) is cls:
             return tag
-    return path
+    return f"{_module_name(cls.__module__)}:{cls.__qualname__}"
+
+
+def _module_name(module: str) -> str:
+    """``module``, or for ``__main__`` the name it is imported by: ``python -m pkg.mod`` -> ``pkg.mod``,
+    ``python mod.py`` -> ``mod``."""
+    main = sys.modules.get("__main__") if module == "__main__" else None
+    if main is None:
+        return module
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name:
+        return str(spec.name)
+    file = getattr(main, "__file__", None)
+    return Path(file).stem if file else module
 
 
 def _component(component: str, data: object, source: str) -> Any:
@@ -149,20 +163,25 @@ def imported_modules(data: Mapping[str, Any]) -> dict[str, str]:
     return found
 
 
-def refuse_code(data: Mapping[str, Any], source: str) -> None:
-    """Refuses experiment data that would import a module it names (see :func:`imported_modules`).
+Trust = bool | Collection[str]
+"""Which modules a file may name: all (``True``), none (``False``), or these (the modules of a program's own
+experiment, which the program has imported already)."""
+
+
+def refuse_code(data: Mapping[str, Any], source: str, trusted: Collection[str] = ()) -> None:
+    """Refuses experiment data that would import a module it names (see :func:`imported_modules`), but
+    the ``trusted`` ones.
 
     Raises:
         ConfigError: the first such field, the module it names and how to trust it.
     """
-    found = imported_modules(data)
-    if found:
-        field, module = next(iter(found.items()))
-        raise ConfigError(f"{source}: {field} would import the module {module!r}: {TRUST_HINT}")
+    for field, module in imported_modules(data).items():
+        if module not in trusted:
+            raise ConfigError(f"{source}: {field} would import the module {module!r}: {TRUST_HINT}")
 
 
 def experiment_from_dict(
-    data: object, source: str = "experiment", *, trust_code: bool = True
+    data: object, source: str = "experiment", *, trust_code: Trust = True
 ) -> AnyExperiment:
     """Builds an experiment from plain data (parsed YAML): offline when it has a ``dataset``. A key set
     to ``null`` counts as not given.
@@ -171,7 +190,8 @@ def experiment_from_dict(
         data: the experiment as plain data.
         source: where it came from, for errors.
         trust_code: import the modules the data names (your own data); ``False`` for data from a file
-            you did not write (a run directory, a download): such a name is refused (:func:`refuse_code`).
+            you did not write (a run directory, a download): such a name is refused (:func:`refuse_code`);
+            a collection of module names trusts those alone.
 
     Raises:
         ConfigError: a missing or unknown field, an unknown tag, a value a validator refuses, or
@@ -179,8 +199,8 @@ def experiment_from_dict(
     """
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping of fields, got {type(data).__name__}")
-    if not trust_code:
-        refuse_code(data, source)
+    if trust_code is not True:
+        refuse_code(data, source, trust_code or ())
     data = {k: v for k, v in data.items() if v is not None}  # null: not set (a zoo entry drops a default)
     cls: type[Any] = OfflineExperiment if "dataset" in data else Experiment
     names = {a.name for a in attrs.fields(cls)}
@@ -254,7 +274,7 @@ def parse_yaml(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: not valid YAML: {exc}".replace("\n", " ")) from exc
 
 
-def load_experiment(path: Path | str, *, trust_code: bool = False) -> AnyExperiment:
+def load_experiment(path: Path | str, *, trust_code: Trust = False) -> AnyExperiment:
     """Reads an experiment from the YAML file ``path``; with ``trust_code`` the modules it names are
     imported, else a name that would import one is refused (:func:`refuse_code`).
 

@@ -110,6 +110,13 @@ def _act(
         if finetune.init_from is None:
             stage = attrs.evolve(finetune, init_from=str(base / "best"))
     args.model_dir = model_dir
+    # The program's own modules (its agent or env classes) are already imported: its run may name them.
+    args.trusted = {
+        m
+        for e in (experiment, finetune)
+        if e
+        for m in codec.imported_modules(codec.experiment_to_dict(e)).values()
+    }
     if args.train:
         return cli.train_data(_train_data(stage, args), "the program's experiment", args, resume=False)
     if args.seed is not None or args.overwrite:

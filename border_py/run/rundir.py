@@ -30,7 +30,7 @@ from typing import Any
 from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, load_meta, resolve_saved
 from border_py.config import ConfigError
 from border_py.model_dir import ModelDir
-from border_py.run.codec import dump_experiment, experiment_from_dict, parse_yaml
+from border_py.run.codec import Trust, dump_experiment, experiment_from_dict, parse_yaml
 from border_py.run.experiment import AnyExperiment
 from border_py.trainer.result import TrainResult, parse_evaluations
 from border_py.trainer.state import read_trainer_state
@@ -124,7 +124,7 @@ class RunDir(ModelDir):
         tmp.replace(self.config_file)
         return self.config_file
 
-    def read_config(self, trust_code: bool = False) -> AnyExperiment:
+    def read_config(self, trust_code: Trust = False) -> AnyExperiment:
         """The experiment this directory's run was started with; a module it names is imported only with
         ``trust_code`` (:func:`border_py.run.codec.load_experiment`).
 
