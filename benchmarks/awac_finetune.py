@@ -26,7 +26,7 @@ KEYS = ("offline_best", "offline_final", "finetuned_best", "finetuned_final")
 
 
 def run_seed(seed: int, env_steps: int, root: Path) -> dict[str, float]:
-    """One seed's four policies, each evaluated over :data:`EPISODES` episodes, and the wall-clock."""
+    """One seed's four policies, each evaluated over `EPISODES` episodes, and the wall-clock."""
     model_dir = root / f"s{seed}"
     offline = zoo.experiment("awac", "pendulum-medium-v0", str(model_dir), trainer={"seed": seed})
     offline_final = model_dir / str(offline.trainer.max_opts)

@@ -1,5 +1,5 @@
 """The ``minimal_update`` group: each agent's ``opt`` against the hand-written minimal update of the same
-algorithm in plain PyTorch (:mod:`benchmarks.minimal`), same sizes, same thread count, on a full buffer of
+algorithm in plain PyTorch (`benchmarks.minimal`), same sizes, same thread count, on a full buffer of
 random transitions: how far each agent stands from the arithmetic limit. DQN on CartPole's shapes (batch
 64; 64x64 and 256x256), SAC, TD3 and CQL on Pendulum's (batch 256, 256x256, actions in [-1, 1]).
 

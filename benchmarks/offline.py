@@ -3,7 +3,7 @@
 256x256 networks, at the thread count of the run: gradient steps per second, and the greedy return over the
 same 10 evaluation episodes (reset seeds 0..9) at the end of the budget. The ``offline_hopper`` group
 (opt-in: ``--only offline_hopper``, after ``make datasets-hopper``) runs IQL, BC, TD3+BC and CQL the same
-way on ``hopper-medium-v0`` (budgets in :data:`HOPPER_BUDGETS`; IQL with CORL's and d3rlpy's reward scaling
+way on ``hopper-medium-v0`` (budgets in `HOPPER_BUDGETS`; IQL with CORL's and d3rlpy's reward scaling
 on both sides: rewards times 1000 over the range of episode returns; TD3+BC and CQL with raw rewards, as
 both projects run them), evaluates both sides every 10,000 steps (a single snapshot on Hopper swings by
 hundreds) and adds D4RL-normalised returns; ``python -m benchmarks.offline --hopper --seed N [--algos
@@ -212,8 +212,8 @@ def run(threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = tuple
 def run_hopper(
     threads: int, quick: bool, seed: int = 0, algos: tuple[str, ...] = tuple(HOPPER_TASKS)
 ) -> list[Row]:
-    """``algos`` on both sides on hopper-medium, :data:`HOPPER_BUDGETS` gradient steps, evaluated every
-    :data:`HOPPER_EVAL_EVERY` (200 steps with ``quick``, no return compared)."""
+    """``algos`` on both sides on hopper-medium, `HOPPER_BUDGETS` gradient steps, evaluated every
+    `HOPPER_EVAL_EVERY` (200 steps with ``quick``, no return compared)."""
     datasets: dict[Task, ArrayDataset] = {}  # each variant loaded once, and only if an algorithm needs it
     rows = []
     for name in algos:

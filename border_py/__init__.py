@@ -1,6 +1,6 @@
 """border_py: a typed reinforcement-learning library on PyTorch and Gymnasium.
 
-It ports the architecture of the Rust library *border*. Data flows along one path::
+It ports the architecture of the Rust library *border*. Data flows along one path:
 
     Env ──obs──▶ Agent.sample ──act──▶ Env.step ──▶ Step(obs, act, reward, is_terminated, is_truncated, ...)
       StepProcessor.process(step) ──item──▶ ExperienceBuffer.push        (SyncSampler does these)
@@ -9,7 +9,7 @@ It ports the architecture of the Rust library *border*. Data flows along one pat
                   every record_interval flush records to a Recorder;
                   every save_interval save model_dir/<opt_steps> (the full training state: resume_from=...)
 
-The protocols of each role live in :mod:`border_py.base` (no torch there). ``Trainer[E, P, R]`` trains
+The protocols of each role live in `border_py.base` (no torch there). ``Trainer[E, P, R]`` trains
 online and is generic in the env, the step processor and the replay buffer: mypy checks that the step
 processor's items are what the buffer stores and the buffer's batches are what the agent learns from.
 ``OfflineTrainer`` trains on a fixed dataset with the same bookkeeping. See ``docs/architecture.md``.
@@ -31,7 +31,14 @@ Examples:
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from typing import TYPE_CHECKING, Any
+
+try:
+    __version__ = importlib.metadata.version("border_py")
+    """The installed version (``pyproject.toml``'s; the CHANGELOG says what each one holds)."""
+except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
 if TYPE_CHECKING:
     from border_py.base import (

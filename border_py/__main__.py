@@ -1,4 +1,4 @@
-"""``python -m border_py``: the ``border-py`` command (:mod:`border_py.run.cli`)."""
+"""``python -m border_py``: the ``border-py`` command (`border_py.run.cli`)."""
 
 import sys
 

@@ -1,7 +1,7 @@
 """Model directories: atomic saves and removals, recovery after a crash, the newest checkpoint, one run at
 a time.
 
-Layout::
+Layout:
 
     model_dir/
       .lock                 held by the training run using the directory (see border_py.lock)
@@ -21,15 +21,15 @@ What a crash can cost, and what it cannot:
   only then renames the directory into place, so no visible name ever holds a half-written save.
   ``meta.yaml`` lists every file; a directory whose files are not all there is never taken for complete.
 - Replacing ``best`` takes two renames (``best`` aside to ``.best.old-<pid>``, then the new one in); a crash
-  exactly between them leaves the previous ``best`` complete under its aside name: :func:`resolve_saved`
-  finds it there and :func:`recover_model_dir` (run when training starts) moves it back.
+  exactly between them leaves the previous ``best`` complete under its aside name: `resolve_saved`
+  finds it there and `recover_model_dir` (run when training starts) moves it back.
 - Removing a checkpoint (``keep_checkpoints``) first renames it to a hidden ``.<name>.del-<pid>``, then
   deletes that: a crash mid-removal leaves a hidden leftover, never a half-deleted visible checkpoint.
 - A crash loses at most the work since the last checkpoint.
 
 A model directory is untrusted input: a symbolic link found inside it (a numbered checkpoint, ``best``, a
 hidden leftover) is never followed, read or written through; a link where a checkpoint is expected is
-passed over (:func:`skipped_checkpoints` names it), and cleaning up removes the link itself, never what it
+passed over (`skipped_checkpoints` names it), and cleaning up removes the link itself, never what it
 points to.
 """
 
@@ -231,7 +231,7 @@ def checkpoint_problem(path: Path) -> str | None:
 
 
 def is_resumable(path: Path) -> bool:
-    """Whether ``path`` is a complete training checkpoint (see :func:`checkpoint_problem`)."""
+    """Whether ``path`` is a complete training checkpoint (see `checkpoint_problem`)."""
     return checkpoint_problem(path) is None
 
 
@@ -264,7 +264,7 @@ def periodic_checkpoints(model_dir: Path) -> list[Path]:
 def latest_checkpoint(model_dir: Path) -> Path | None:
     """The complete checkpoint with the most opt steps in ``model_dir``; ``None`` when there is none.
 
-    Incomplete directories are never picked (:func:`skipped_checkpoints` says which and why).
+    Incomplete directories are never picked (`skipped_checkpoints` says which and why).
 
     Examples:
         >>> latest_checkpoint(Path("no/such/dir")) is None
@@ -275,7 +275,7 @@ def latest_checkpoint(model_dir: Path) -> Path | None:
 
 
 def skipped_checkpoints(model_dir: Path) -> list[tuple[Path, str]]:
-    """The numbered directories newer than :func:`latest_checkpoint` that are not complete checkpoints,
+    """The numbered directories newer than `latest_checkpoint` that are not complete checkpoints,
     each with the reason, newest first: what a resume passes over."""
     latest = latest_checkpoint(model_dir)
     newer = [p for p in _numbered_entries(model_dir) if latest is None or int(p.name) > int(latest.name)]
@@ -288,7 +288,7 @@ def skipped_checkpoints(model_dir: Path) -> list[tuple[Path, str]]:
 
 def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:
     """Removes all but the newest ``keep`` periodic checkpoints (``best`` is never touched), each with
-    :func:`remove_checkpoint`; returns the removed ones.
+    `remove_checkpoint`; returns the removed ones.
 
     Raises:
         ValueError: ``keep`` < 1.
@@ -313,7 +313,7 @@ def previous_run(model_dir: Path) -> list[str]:
 
 def clear_checkpoints(model_dir: Path) -> list[Path]:
     """Removes ``best/`` and every numbered checkpoint of ``model_dir`` (each with
-    :func:`remove_checkpoint`; a link is unlinked, what it points to untouched), to start a new run there;
+    `remove_checkpoint`; a link is unlinked, what it points to untouched), to start a new run there;
     returns what was removed."""
     best = model_dir / "best"
     doomed = [*_numbered_entries(model_dir), *([best] if best.exists() or best.is_symlink() else [])]

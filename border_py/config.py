@@ -123,7 +123,7 @@ def from_dict(cls: type[T], data: Mapping[str, Any], source: str = "config") -> 
 
 
 def to_dict(config: object) -> dict[str, Any]:
-    """Returns ``config`` as plain data (dicts, lists, scalars) that :func:`from_dict` reads back."""
+    """Returns ``config`` as plain data (dicts, lists, scalars) that `from_dict` reads back."""
     data = _converter.unstructure(config)
     if not isinstance(data, dict):
         raise TypeError(f"{type(config).__name__} is not an attrs config")

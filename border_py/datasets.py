@@ -1,12 +1,12 @@
 """Offline datasets in the ecosystem's format, Minari (the ``offline`` extra).
 
-- :func:`collect` rolls a policy out in an env config (a trained agent's ``best/``, with optional epsilon or
+- `collect` rolls a policy out in an env config (a trained agent's ``best/``, with optional epsilon or
   action noise, or a random policy) and writes a local Minari dataset with
   ``minari.create_dataset_from_buffers``. Terminated and truncated stay apart; the author, the description
   and the behaviour policy's mean return go into its metadata.
-- :class:`MinariDatasetConfig` loads any local Minari dataset (ours or another tool's) as a read-only,
-  seeded :class:`~border_py.replay_buffer.ArrayDataset` of the ``TransitionBatch`` es the online agents
-  learn from, with reward normalisation as an option; :func:`observation_stats` gives the observation
+- `MinariDatasetConfig` loads any local Minari dataset (ours or another tool's) as a read-only,
+  seeded `ArrayDataset` of the ``TransitionBatch`` es the online agents
+  learn from, with reward normalisation as an option; `observation_stats` gives the observation
   statistics an offline agent normalises with.
 
 Remote Minari hubs are not used: datasets live under ``MINARI_DATASETS_PATH`` (Minari's own variable;
@@ -66,7 +66,7 @@ def datasets_path(data_path: str | None) -> Iterator[None]:
 
 @attrs.frozen(kw_only=True)
 class CollectionReport:
-    """What :func:`collect` wrote."""
+    """What `collect` wrote."""
 
     dataset_id: str
     n_transitions: int
@@ -83,7 +83,7 @@ class DatasetInfo:
     author: str = "border_py"
     """The dataset's author."""
     description: str = ""
-    """Its description (:func:`collect` appends the behaviour policy's mean return)."""
+    """Its description (`collect` appends the behaviour policy's mean return)."""
     algorithm_name: str | None = None
     """What made the behaviour policy."""
     author_email: str | None = None
@@ -260,7 +260,7 @@ def minari_columns(
 
 @attrs.frozen(kw_only=True)
 class MinariDatasetConfig:
-    """Config of a local Minari dataset as an offline :class:`~border_py.replay_buffer.ArrayDataset`.
+    """Config of a local Minari dataset as an offline `ArrayDataset`.
 
     Examples:
         >>> MinariDatasetConfig(dataset_id="pendulum-medium-v0").gamma
@@ -317,7 +317,7 @@ class MinariDatasetConfig:
         """The dataset's transitions, sampled with ``seed``.
 
         Raises:
-            FileNotFoundError, ValueError: see :meth:`load`; ValueError also for data that is not flat
+            FileNotFoundError, ValueError: see `load`; ValueError also for data that is not flat
                 arrays.
         """
         dataset = self.load()
@@ -327,7 +327,7 @@ class MinariDatasetConfig:
 
     def metadata(self) -> dict[str, Any]:
         """The dataset's metadata (the behaviour policy's mean return under ``behaviour_mean_return`` for
-        datasets made by :func:`collect`)."""
+        datasets made by `collect`)."""
         metadata: dict[str, Any] = self.load().storage.metadata
         return metadata
 
@@ -341,7 +341,7 @@ def observation_stats(dataset: ArrayDataset, eps: float = 1e-3) -> tuple[npt.NDA
 
 @attrs.frozen(kw_only=True)
 class PrefilledReplayBufferConfig:
-    """A :class:`~border_py.replay_buffer.SimpleReplayBuffer` that starts with a dataset's transitions
+    """A `SimpleReplayBuffer` that starts with a dataset's transitions
     (the oldest overwritten first once it is full): AWAC's online fine-tuning keeps learning from the
     offline data.
 

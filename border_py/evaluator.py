@@ -15,7 +15,7 @@ from border_py.record import Record
 
 @attrs.frozen(kw_only=True)
 class DefaultEvaluatorConfig:
-    """Config of :class:`DefaultEvaluator`."""
+    """Config of `DefaultEvaluator`."""
 
     n_episodes: int = attrs.field(default=10, validator=attrs.validators.gt(0))
     """In episodes: how many evaluation episodes make one score."""

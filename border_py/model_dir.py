@@ -1,7 +1,7 @@
 """``ModelDir``: a model directory held for one training run (the lock, crash recovery, another run's saves).
 
-Every trainer holds its ``model_dir`` through :class:`ModelDir` while it trains; the run layer's
-:class:`~border_py.run.RunDir` extends it with the files it owns (``config.yaml``, the recorder's). A model
+Every trainer holds its ``model_dir`` through `ModelDir` while it trains; the run layer's
+`RunDir` extends it with the files it owns (``config.yaml``, the recorder's). A model
 directory is untrusted input: nothing here writes through a link found in it.
 
 Examples:
@@ -25,7 +25,7 @@ class ModelDir:
     """A training run's model directory.
 
     Args:
-        path: the directory (created by :meth:`hold` when missing).
+        path: the directory (created by `hold` when missing).
     """
 
     def __init__(self, path: Path | str) -> None:

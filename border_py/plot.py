@@ -1,4 +1,4 @@
-"""Learning curves as pictures::
+"""Learning curves as pictures:
 
     python -m border_py.plot RUN_DIR... --key eval/episode_return --out curve.png
 
@@ -310,12 +310,10 @@ def plot(
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: ``python -m border_py.plot RUN_DIR... --key K --out curve.png``."""
+def parser(prog: str = "python -m border_py.plot") -> argparse.ArgumentParser:
+    """The command line's parser (``border-py plot`` hands it its arguments)."""
     parser = argparse.ArgumentParser(
-        prog="python -m border_py.plot",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
     parser.add_argument("--key", default="eval/episode_return", help="the scalar to draw")
@@ -324,7 +322,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--band", choices=["minmax", "iqm"], default="minmax")
     parser.add_argument("--title", default=None)
     parser.add_argument("--hline", type=float, default=None, help="a dashed reference line at this value")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m border_py.plot") -> int:
+    """The command line: ``python -m border_py.plot RUN_DIR... --key K --out curve.png``."""
+    args = parser(prog).parse_args(argv)
     hlines = {f"reference {args.hline:g}": args.hline} if args.hline is not None else None
     try:
         groups = group_runs(find_runs(args.run_dirs), args.key)

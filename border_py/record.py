@@ -1,8 +1,8 @@
 """Records: the one currency of metrics in border_py.
 
-Agents, envs, samplers and evaluators never log. They return a :class:`Record`, an immutable mapping from a
+Agents, envs, samplers and evaluators never log. They return a `Record`, an immutable mapping from a
 namespaced key (``train/loss``, ``env/episode_return``, ``eval/episode_return``, ``time/fps``) to a
-:data:`RecordValue`; the trainer decides when a record is stored and flushed to a recorder.
+`RecordValue`; the trainer decides when a record is stored and flushed to a recorder.
 
 Examples:
     >>> r = Record({"train/loss": 0.5}).merge(Record({"train/loss": 0.25, "opt_steps": 3}))

@@ -1,5 +1,5 @@
 """Process-wide state, in one place: the seeds of python, numpy and torch, their RNG states for
-checkpoints, and torch's thread count and denormal mode (:func:`configure_torch`)."""
+checkpoints, and torch's thread count and denormal mode (`configure_torch`)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def global_rng_states() -> dict[str, Any]:
 
 
 def set_global_rng_states(state: Mapping[str, Any]) -> None:
-    """Restores what :func:`global_rng_states` returned.
+    """Restores what `global_rng_states` returned.
 
     Raises:
         ValueError: ``state`` is not such a state (checked before anything changes).

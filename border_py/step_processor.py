@@ -2,9 +2,9 @@
 
 ``NStepStepProcessor`` emits n-step transitions: the discounted sum of ``n`` rewards and a bootstrap from the
 observation ``n`` steps later, cut short at an episode end so that no reward of the next episode leaks in.
-``SimpleStepProcessor`` is its one-step case: one :class:`Transition` per env step.
+``SimpleStepProcessor`` is its one-step case: one `Transition` per env step.
 ``FrameStackStepProcessor`` does the same for frame-stacked pixels but emits only each observation's newest
-frame (:class:`FrameTransition`), for a buffer that stores every frame once.
+frame (`FrameTransition`), for a buffer that stores every frame once.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class NStepStepProcessor:
     to the end, ``next_obs`` the episode's final observation, ``discount = gamma^k`` for its ``k`` rewards
     and the step's ``is_terminated``/``is_truncated``: an agent bootstraps from the final observation of a
     truncated episode and not at all from a terminated one, and no reward of the next episode leaks in.
-    With ``n_steps = 1`` it emits what :class:`SimpleStepProcessor` does.
+    With ``n_steps = 1`` it emits what `SimpleStepProcessor` does.
 
     Args:
         n_steps: the number of rewards summed (>= 1).
@@ -139,7 +139,7 @@ class NStepStepProcessor:
 
 @attrs.frozen(kw_only=True)
 class NStepStepProcessorConfig:
-    """Config of :class:`NStepStepProcessor`.
+    """Config of `NStepStepProcessor`.
 
     Examples:
         >>> NStepStepProcessorConfig(n_steps=3, gamma=0.99).build().n_steps
@@ -157,7 +157,7 @@ class NStepStepProcessorConfig:
 
 
 class SimpleStepProcessor(NStepStepProcessor):
-    """Emits one one-step :class:`Transition` per step (discount ``gamma``): an :class:`NStepStepProcessor`
+    """Emits one one-step `Transition` per step (discount ``gamma``): an `NStepStepProcessor`
     with ``n_steps = 1``.
 
     Trap: at an episode end, ``step.obs`` is the final observation of the ended episode (it becomes
@@ -178,7 +178,7 @@ class SimpleStepProcessor(NStepStepProcessor):
 
 @attrs.frozen(kw_only=True)
 class SimpleStepProcessorConfig:
-    """Config of :class:`SimpleStepProcessor`.
+    """Config of `SimpleStepProcessor`.
 
     Examples:
         >>> SimpleStepProcessorConfig(gamma=0.9).build().gamma
@@ -194,11 +194,11 @@ class SimpleStepProcessorConfig:
 
 
 class FrameStackStepProcessor:
-    """Emits n-step :class:`FrameTransition` s of frame-stacked observations ``(stack, height, width)``
+    """Emits n-step `FrameTransition` s of frame-stacked observations ``(stack, height, width)``
     (uint8, the newest frame last): the rewards, discounts and episode ends of
-    :class:`NStepStepProcessor`, but of ``obs`` only its newest frame, and ``next_obs`` as an offset.
+    `NStepStepProcessor`, but of ``obs`` only its newest frame, and ``next_obs`` as an offset.
 
-    A :class:`~border_py.replay_buffer.FrameReplayBuffer` rebuilds the stacks from those frames, with
+    A `FrameReplayBuffer` rebuilds the stacks from those frames, with
     zeros before an episode's first observation (what ale-py's vector env shows). That the rebuilt stack
     is the observation the agent acted on is checked here, on every step: an episode's first observation
     must hold zeros but for its newest frame, and each later one must be the previous one shifted by one
@@ -272,7 +272,7 @@ class FrameStackStepProcessor:
         )
 
     def process(self, step: Step[npt.NDArray[np.uint8], npt.NDArray[Any]]) -> list[FrameTransition]:
-        """Returns the transitions ``step`` completes, oldest first (as :meth:`NStepStepProcessor.process`).
+        """Returns the transitions ``step`` completes, oldest first (as `NStepStepProcessor.process`).
 
         Raises:
             RuntimeError: ``reset`` was never called, or an ended episode's step carries no ``init_obs``.
@@ -306,7 +306,7 @@ class FrameStackStepProcessor:
 
 @attrs.frozen(kw_only=True)
 class FrameStackStepProcessorConfig:
-    """Config of :class:`FrameStackStepProcessor`.
+    """Config of `FrameStackStepProcessor`.
 
     Examples:
         >>> FrameStackStepProcessorConfig(n_steps=3, gamma=0.99).build().n_steps

@@ -1,13 +1,13 @@
 """Watching a policy: evaluation episodes rendered to an MP4 or a GIF.
 
-Frames come from a wrapper around the env inside a :class:`~border_py.envs.GymEnv` built with
+Frames come from a wrapper around the env inside a `GymEnv` built with
 ``render_mode="rgb_array"``: every frame of every episode, its last one included, and none of the frames
 the adapter's automatic reset renders between two episodes; they are written with imageio
 (the ``video`` extra: ``imageio``, and ``imageio-ffmpeg`` for MP4). It runs headless: classic-control envs
 draw with pygame off-screen, MuJoCo ones need ``MUJOCO_GL=egl`` (or ``osmesa``) on a machine without a
 display.
 
-Example::
+Example:
 
     env = attrs.evolve(config.eval_env, kwargs={"render_mode": "rgb_array"}).build(seed)
     frames, score = record_episodes(env, agent, n_episodes=1)
@@ -122,7 +122,7 @@ def save_video(frames: Sequence[Frame], path: Path, fps: int) -> Path:
     by its suffix. Returns ``path``.
 
     Raises:
-        ValueError, FileNotFoundError, ImportError: what :func:`check_video_path` refuses; no frames, or
+        ValueError, FileNotFoundError, ImportError: what `check_video_path` refuses; no frames, or
             frames of different shapes.
     """
     check_video_path(path)

@@ -1,6 +1,6 @@
 """Your own Gymnasium env: a corridor, in a module of your own folder that registers it.
 
-Save this file as ``corridor.py`` in the folder you run ``border-py`` from, then::
+Save this file as ``corridor.py`` in the folder you run ``border-py`` from, then:
 
     border-py train dqn --env corridor:Corridor-v0 --set trainer.max_opts=3000 trainer.eval_interval=500
     border-py eval --model-dir runs/dqn/Corridor-v0/seed0 --trust-code

@@ -1,6 +1,6 @@
 """An env that is not Gymnasium's, on the command line: border_py's own ``Env`` protocol, no Gymnasium.
 
-Save this file as ``corridor_native.py`` in the folder you run ``border-py`` from, then::
+Save this file as ``corridor_native.py`` in the folder you run ``border-py`` from, then:
 
     border-py train dqn --env corridor_native:make_config --set trainer.max_opts=2000 \\
         trainer.eval_interval=500

@@ -4,7 +4,7 @@ An agent is two classes: a frozen attrs config with ``build(spaces, seed)`` (so 
 and the run layer can size it from the env) and the agent, which learns from the buffer's batches in
 ``opt`` and returns a ``Record`` of what it measured. Everything else (the env, the step processor, the
 replay buffer, evaluation, checkpoints, resume, the command line) is border_py's. Saved as
-``custom_agent.py`` in your folder::
+``custom_agent.py`` in your folder:
 
     python custom_agent.py --train       # into runs/linearq/CartPole-v1/seed0
     python custom_agent.py --eval
@@ -38,7 +38,7 @@ from border_py.run import Experiment, run_cli
 
 @attrs.frozen(kw_only=True)
 class LinearQConfig:
-    """Config of :class:`LinearQ`."""
+    """Config of `LinearQ`."""
 
     lr: float = attrs.field(default=0.01, validator=attrs.validators.gt(0.0))
     """Unitless: the learning rate of plain SGD."""

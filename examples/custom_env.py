@@ -4,7 +4,7 @@ The chain has ``length`` cells; the agent starts in cell 0, moves left (0) or ri
 when it reaches the last cell, which ends the episode; episodes are cut after ``2 * length`` steps. Every
 role is a plain class that satisfies a border_py protocol, and mypy checks the pairing: the step
 processor's items are what the buffer stores, the buffer's batches are what the agent learns from, and the
-agent acts on the env's observations (an ``int``). Run it::
+agent acts on the env's observations (an ``int``). Run it:
 
     python -m examples.custom_env
 
@@ -54,7 +54,7 @@ class ChainItem:
 
 @attrs.frozen(kw_only=True)
 class ChainConfig:
-    """Config of :class:`Chain`."""
+    """Config of `Chain`."""
 
     length: int = attrs.field(default=6, validator=attrs.validators.ge(2))
 
@@ -99,7 +99,7 @@ class Chain:
 
 
 class ChainStepProcessor:
-    """One :class:`ChainItem` per step."""
+    """One `ChainItem` per step."""
 
     def __init__(self) -> None:
         self.prev = 0

@@ -16,7 +16,7 @@ QUIET = TrainOptions(progress=False, quiet=True)
 def zoo_experiment(
     algo: str, env_id: str, model_dir: Path | str, *, variant: str | None = None, **changes: Any
 ) -> AnyExperiment:
-    """:func:`border_py.run.zoo.experiment`, saving into ``model_dir``."""
+    """`border_py.run.zoo.experiment`, saving into ``model_dir``."""
     return zoo.experiment(algo, env_id, str(model_dir), variant=variant, **changes)
 
 

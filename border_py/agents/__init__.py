@@ -1,7 +1,7 @@
 """Agents on PyTorch. Each has the same layout: config, model, losses (pure tensor functions, tested by
 hand-computed values), agent (networks, optimisers, targets, ``opt``). They are built from
-:mod:`border_py.agents.toolkit` (public: a new agent uses it too); DQN and IQN share
-:mod:`border_py.agents.value_based` and the explorers of :mod:`border_py.agents.explorers`."""
+`border_py.agents.toolkit` (public: a new agent uses it too); DQN and IQN share
+`border_py.agents.value_based` and the explorers of `border_py.agents.explorers`."""
 
 from border_py.agents.awac import Awac, AwacConfig
 from border_py.agents.bc import Bc, BcConfig

@@ -1,6 +1,6 @@
 """Checkpoint files of an agent's networks and optimisers: writing them, and reading them back with every
 failure named (a missing file, a corrupt or hostile one, a network that does not match). Part of
-:mod:`border_py.agents.toolkit`, which re-exports these functions."""
+`border_py.agents.toolkit`, which re-exports these functions."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def load_modules(
     device: torch.device,
     extra_keys: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """Reads what :func:`save_modules` wrote into ``modules``; returns the ``extra`` mapping.
+    """Reads what `save_modules` wrote into ``modules``; returns the ``extra`` mapping.
 
     Every file is read and checked (keys and shapes, and that ``state.pt`` holds ``extra_keys``) before
     any module is changed, so a bad file leaves the modules as they were.
@@ -82,12 +82,12 @@ def load_modules(
 
 def state_arrays(module: nn.Module) -> dict[str, np.ndarray]:
     """A module's state dict as numpy arrays (copies on the CPU): plain data that pickles anywhere, for an
-    agent's :meth:`~border_py.base.SyncModel.acting_state`."""
+    agent's `acting_state`."""
     return {k: v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
 
 
 def load_state_arrays(module: nn.Module, arrays: Mapping[str, Any], agent: str) -> None:
-    """Loads :func:`state_arrays`' output into ``module`` (on its device), after checking every key and
+    """Loads `state_arrays`' output into ``module`` (on its device), after checking every key and
     shape.
 
     Raises:

@@ -77,7 +77,7 @@ class EpsilonGreedy:
         return {"n_steps": self.n_steps, "rng": self._rng.bit_generator.state}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restores what :meth:`state_dict` returned."""
+        """Restores what `state_dict` returned."""
         self.n_steps = int(state["n_steps"])
         self._rng.bit_generator.state = state["rng"]
 
@@ -99,7 +99,7 @@ class Softmax:
         return {"rng": self._rng.bit_generator.state}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Restores what :meth:`state_dict` returned."""
+        """Restores what `state_dict` returned."""
         self._rng.bit_generator.state = state["rng"]
 
 
@@ -130,9 +130,9 @@ def explorer_record(explorer: Explorer) -> dict[str, float]:
 def discrete_actions(
     explorer: Explorer, train: bool, n_actions: int, q_values: Callable[[], torch.Tensor], n: int
 ) -> Sequence[npt.NDArray[np.int64]]:
-    """:func:`discrete_action` for ``n`` observations at once: ``q_values()`` returns their Q-values
+    """`discrete_action` for ``n`` observations at once: ``q_values()`` returns their Q-values
     ``(n, n_actions)`` in one forward pass, made only if some action is greedy. Each action is explored
-    on its own, as ``n`` calls of :func:`discrete_action` would (the schedule advances by ``n``)."""
+    on its own, as ``n`` calls of `discrete_action` would (the schedule advances by ``n``)."""
     q: torch.Tensor | None = None
 
     def row(i: int) -> torch.Tensor:

@@ -54,7 +54,7 @@ class RunningMeanStd:
         return {"mean": torch.from_numpy(self.mean), "var": torch.from_numpy(self.var), "count": self.count}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restores what :meth:`state_dict` returned.
+        """Restores what `state_dict` returned.
 
         Raises:
             ValueError: the statistics have another shape.

@@ -51,7 +51,7 @@ class OfflineAgent(TrainEvalMode, ABC):
         seed: seeds the agent's generator (all its sampling).
         obs_stats: the dataset's observation mean and std, used when ``normalize_obs``.
         normalize_obs: normalise observations (in ``sample`` and in ``opt``) with ``obs_stats``; without
-            them, with the statistics :meth:`load_params` restores (``opt`` refuses to run before).
+            them, with the statistics `load_params` restores (``opt`` refuses to run before).
         action_bounds: the Box's ``(low, high)``, for continuous actions.
 
     Raises:
@@ -116,7 +116,7 @@ class OfflineAgent(TrainEvalMode, ABC):
         return act
 
     def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[Any]]:
-        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        """`sample` for the observations of a vector env, with one forward pass for all."""
         acts = self._actions(np.stack(obs), len(obs))
         return [acts[i, ...] for i in range(len(obs))]
 
@@ -164,13 +164,13 @@ class OfflineAgent(TrainEvalMode, ABC):
 
 
 class GaussianActorCritic(OfflineAgent):
-    """AWAC's and IQL's shared networks: a :class:`~border_py.agents.policies.GaussianPolicy` actor over
+    """AWAC's and IQL's shared networks: a `GaussianPolicy` actor over
     unit actions, ``n_critics`` Q-networks and their Polyak-averaged targets, with an Adam each for the
     actor and the critics. In train mode it acts by sampling (online fine-tuning explores), in eval mode
     with the mean.
 
     Args:
-        name, obs_dim, device, batch_size, seed, obs_stats, normalize_obs: as :class:`OfflineAgent`.
+        name, obs_dim, device, batch_size, seed, obs_stats, normalize_obs: as `OfflineAgent`.
         action_bounds: the Box's ``(low, high)``.
         actor_hidden: the actor's hidden layers.
         critic_hidden: each critic's hidden layers.

@@ -1,6 +1,6 @@
 """The policy networks and the action scaling the offline agents (BC, AWAC, IQL) share.
 
-Continuous policies work on *unit* actions in ``[-1, 1]``: an :class:`ActionScale` maps the env's Box
+Continuous policies work on *unit* actions in ``[-1, 1]``: an `ActionScale` maps the env's Box
 bounds to and from them, so one network fits any bounds, and a dataset's actions are scaled before their
 log-probability is taken.
 """

@@ -1,7 +1,7 @@
 """The toolkit a new agent is built from: train/eval mode, networks, optimiser steps, target updates and
 checkpoint files.
 
-DQN, IQN and SAC use nothing else; a TD3 or BC agent needs nothing more::
+DQN, IQN and SAC use nothing else; a TD3 or BC agent needs nothing more:
 
     class MyAgent(TrainEvalMode):                 # train(), eval(), is_train()
         def __init__(self, config, obs_dim, act_dim, seed):
@@ -46,7 +46,7 @@ from border_py.agents.checkpoint_files import state_arrays as state_arrays
 
 
 class TrainEvalMode:
-    """``train()``, ``eval()`` and ``is_train()`` of the :class:`~border_py.base.Agent` protocol.
+    """``train()``, ``eval()`` and ``is_train()`` of the `Agent` protocol.
 
     An agent starts in train mode; its ``sample`` reads ``self._train`` to explore or act greedily.
     """
@@ -68,7 +68,7 @@ class TrainEvalMode:
 
 def device_name(instance: object, attribute: Any, value: str) -> None:
     """attrs validator of a config's ``device`` field: a torch device name (``cpu``, ``cuda``, ``cuda:1``).
-    Whether the device exists is checked when the agent is built (:func:`torch_device`), so a config
+    Whether the device exists is checked when the agent is built (`torch_device`), so a config
     written on a GPU machine still loads on a CPU one."""
     try:
         torch.device(value)
@@ -252,7 +252,7 @@ def gradient_step(
 
     ``parameters`` are the optimiser's parameters, as a list made once (``module.parameters()`` walks the
     module tree on every call). The norm is computed even without clipping; an agent that does not record
-    it uses :func:`descend`.
+    it uses `descend`.
     """
     zero_grad(parameters)
     loss.backward()
@@ -267,7 +267,7 @@ def descend(
     parameters: list[torch.Tensor],
     max_grad_norm: float | None = None,
 ) -> None:
-    """:func:`gradient_step` for an agent that records no gradient norm: the norm is computed only to clip
+    """`gradient_step` for an agent that records no gradient norm: the norm is computed only to clip
     (it costs about 3-6 % of a 256x256 critic update).
 
     Examples:

@@ -1,7 +1,7 @@
 """``ValueBasedAgent``: what DQN and IQN share. A network and its target, Adam, an explorer, acting on
 per-action values, the opt step around the loss, and the checkpoint files.
 
-A subclass gives the network (:meth:`ValueBasedAgent.__init__` takes it), the per-action values used to act
+A subclass gives the network (`ValueBasedAgent.__init__` takes it), the per-action values used to act
 (``_action_values``) and the loss of a batch (``_loss``); everything else is here.
 """
 
@@ -63,7 +63,7 @@ def observation_shape(
 
 
 class ValueBasedConfig(Protocol):
-    """The fields of :class:`~border_py.agents.DqnConfig` and :class:`~border_py.agents.IqnConfig` the
+    """The fields of `DqnConfig` and `IqnConfig` the
     shared code reads."""
 
     @property
@@ -88,7 +88,7 @@ N = TypeVar("N", bound=nn.Module)
 
 class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
     """A discrete-action agent that acts on per-action values and learns from
-    :class:`~border_py.replay_buffer.TransitionBatch` es.
+    `TransitionBatch` es.
 
     In train mode ``sample`` explores with the configured explorer; in eval mode it is greedy with no
     randomness. ``opt`` returns ``None`` (skips) while the buffer holds fewer than ``batch_size``
@@ -157,7 +157,7 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._values_of(obs, 1)[0])
 
     def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.int64]]:
-        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        """`sample` for the observations of a vector env, with one forward pass for all."""
         n = len(obs)
         return discrete_actions(
             self.explorer, self._train, self.n_actions, lambda: self._values_of(np.stack(obs), n), n
@@ -190,11 +190,11 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         )
 
     def acting_state(self) -> dict[str, Any]:
-        """The online network's weights as numpy arrays (:class:`~border_py.base.SyncModel`)."""
+        """The online network's weights as numpy arrays (`SyncModel`)."""
         return {"net": state_arrays(self.net)}
 
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
-        """Loads :meth:`acting_state`'s weights into the online network; epsilon-greedy's schedule moves to
+        """Loads `acting_state`'s weights into the online network; epsilon-greedy's schedule moves to
         ``env_steps`` (the run's, over all actors), so every actor explores as one sampler would."""
         load_state_arrays(self.net, state["net"], self._name)
         if isinstance(self.explorer, EpsilonGreedy):
@@ -205,7 +205,7 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         return {}
 
     def _load_extra_state(self, state: dict[str, Any]) -> None:
-        """Restores what :meth:`_extra_state` returned."""
+        """Restores what `_extra_state` returned."""
 
     def _modules(self) -> dict[str, nn.Module]:
         return {self._files[0]: self.net, self._files[1]: self.net_tgt}

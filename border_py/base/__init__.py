@@ -1,9 +1,9 @@
 """The contract of border_py: protocols and small value types only (no torch).
 
-Read in the order of the data path: :mod:`env` and :mod:`step` (Env, Step), :mod:`policy`, :mod:`agent`,
-:mod:`step_processor`, :mod:`replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer and
-DatasetBuffer), :mod:`evaluator`, :mod:`recorder`, :mod:`builder` (what the trainer needs of a config), and
-:mod:`sync_model` (an agent's acting part, for actors in other processes).
+Read in the order of the data path: `env` and `step` (Env, Step), `policy`, `agent`,
+`step_processor`, `replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer and
+DatasetBuffer), `evaluator`, `recorder`, `builder` (what the trainer needs of a config), and
+`sync_model` (an agent's acting part, for actors in other processes).
 """
 
 from border_py.base.agent import Agent

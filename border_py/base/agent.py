@@ -13,7 +13,7 @@ from border_py.record import Record
 class Agent(Protocol[O_contra, A_co, B_contra]):
     """A policy that learns from batches ``B`` of a replay buffer.
 
-    The trainer drives it like this::
+    The trainer drives it like this:
 
         agent.train()
         while opt_steps < max_opts:

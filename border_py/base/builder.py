@@ -26,7 +26,7 @@ class Builder(Protocol[T_co]):
 
 class AgentBuilder(Protocol[T_co]):
     """An agent config: builds the agent from the env's spaces and a seed (every agent config of
-    :mod:`border_py.agents` is one, so an experiment names an agent by its config alone)."""
+    `border_py.agents` is one, so an experiment names an agent by its config alone)."""
 
     def build(self, spaces: Spaces, seed: int) -> T_co:
         """Builds the agent, sized by ``spaces``; the same seed gives the same initial weights.

@@ -13,7 +13,7 @@ from border_py.record import Record
 class Env(Protocol[O_co, A]):
     """An environment that resets itself at the end of an episode.
 
-    The sampler drives it like this::
+    The sampler drives it like this:
 
         obs = env.reset()
         while training:
@@ -25,7 +25,7 @@ class Env(Protocol[O_co, A]):
     carries ``env/episode_return`` and ``env/episode_length`` when an episode ended.
 
     For checkpoints, an env tells how to start its current episode again; the sampler keeps the episode's
-    actions and replays them on resume::
+    actions and replays them on resume:
 
         state = env.episode_start_state()     # saved with the checkpoint
         ...
@@ -47,7 +47,7 @@ class Env(Protocol[O_co, A]):
         ...
 
     def episode_start_state(self) -> Any:
-        """What :meth:`restore_episode_start` needs, as plain data and numpy arrays of numbers (it is saved in
+        """What `restore_episode_start` needs, as plain data and numpy arrays of numbers (it is saved in
         a checkpoint's JSON trainer state): the RNG states and counters as they were
         just before the current episode's reset."""
         ...
@@ -66,15 +66,15 @@ class VecEnv(Protocol[O_co, A]):
     """``num_envs`` environments stepped together, each resetting itself at the end of its episodes.
 
     Observations and actions are those of one sub-env (a list of ``num_envs`` of them), so the step
-    processors and replay buffers of a single :class:`Env` work unchanged; the sampler runs one step
-    processor per sub-env and pushes ``num_envs`` items per call::
+    processors and replay buffers of a single `Env` work unchanged; the sampler runs one step
+    processor per sub-env and pushes ``num_envs`` items per call:
 
         obs = env.reset()                               # num_envs observations
         while training:
             steps, records = env.step(policy.sample_batch(obs))
             obs = [s.init_obs if s.is_done else s.obs for s in steps]
 
-    Each :class:`~border_py.base.Step` follows the :class:`Env` rules: at an episode end ``obs`` is the
+    Each `Step` follows the `Env` rules: at an episode end ``obs`` is the
     final observation and ``init_obs`` the first of the next episode (a *same-step* reset). ``records``
     holds one record per episode that ended in this step.
 

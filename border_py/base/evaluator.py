@@ -10,7 +10,7 @@ from border_py.record import Record
 
 
 class Evaluator(Protocol[O_co, A_contra]):
-    """Runs evaluation episodes with a policy; the trainer keeps the best score::
+    """Runs evaluation episodes with a policy; the trainer keeps the best score:
 
     agent.eval()
     score, record = evaluator.evaluate(agent)

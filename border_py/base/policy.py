@@ -22,7 +22,7 @@ class Policy(Protocol[O_contra, A_co]):
 @runtime_checkable
 class BatchPolicy(Protocol[O_contra, A_co]):
     """A policy that acts for the observations of a vector env in one call (one network forward for
-    all of them). :func:`sample_all` falls back to ``sample`` per observation for other policies."""
+    all of them). `sample_all` falls back to ``sample`` per observation for other policies."""
 
     def sample(self, obs: O_contra) -> A_co:
         """Returns the action for ``obs``."""

@@ -8,7 +8,7 @@ from border_py.record import Record
 
 
 class Recorder(Protocol):
-    """Writes records at a step (the trainer's step axis is ``opt_steps``)::
+    """Writes records at a step (the trainer's step axis is ``opt_steps``):
 
         recorder.store(agent_record)         # every opt step
         if opt_steps % record_interval == 0:
@@ -17,7 +17,7 @@ class Recorder(Protocol):
         recorder.close()                     # flushes what is still stored
 
     A recorder never drops what was stored: ``flush`` and ``close`` write everything stored since the last
-    flush (see :func:`border_py.record.aggregate`).
+    flush (see `border_py.record.aggregate`).
     """
 
     def write(self, record: Record, step: int) -> None:

@@ -12,7 +12,7 @@ from border_py.base.typevars import B_co, I_contra
 
 
 class ExperienceBuffer(Protocol[I_contra]):
-    """The push side, fed by the sampler::
+    """The push side, fed by the sampler:
 
     for item in step_processor.process(step):
         buffer.push(item)
@@ -28,7 +28,7 @@ class ExperienceBuffer(Protocol[I_contra]):
 
 
 class ReplayBuffer(Protocol[B_co]):
-    """The sample side, read by an agent inside ``opt``::
+    """The sample side, read by an agent inside ``opt``:
 
     batch = buffer.batch(batch_size)
     td_errors = ...
@@ -67,7 +67,7 @@ class TrainingBuffer(ExperienceBuffer[I_contra], ReplayBuffer[B_co], Protocol[I_
 
 class DatasetBuffer(ReplayBuffer[B_co], Protocol[B_co]):
     """The sample side alone, over a fixed dataset (border's ``ReplayBufferBase`` without the push side):
-    what an :class:`~border_py.trainer.OfflineTrainer` learns from.
+    what an `OfflineTrainer` learns from.
 
     The trainer saves its sampling state (RNG, counters; not the data, which never changes) into each
     checkpoint and loads it back on resume, so that resumed training samples the batches the uninterrupted

@@ -10,7 +10,7 @@ from border_py.base.typevars import A_contra, I_co, O_contra
 
 
 class StepProcessor(Protocol[O_contra, A_contra, I_co]):
-    """Keeps the previous observation(s) and emits the items each step completes::
+    """Keeps the previous observation(s) and emits the items each step completes:
 
     processor.reset(env.reset())
     while training:

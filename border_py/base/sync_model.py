@@ -21,11 +21,11 @@ class SyncModel(Protocol):
 
     def acting_state(self) -> dict[str, Any]:
         """What acting needs (the policy's weights; numpy arrays and plain data), for
-        :meth:`load_acting_state` of another instance built with the same config."""
+        `load_acting_state` of another instance built with the same config."""
         ...
 
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
-        """Loads what :meth:`acting_state` returned. ``env_steps``: the run's env steps so far, over all
+        """Loads what `acting_state` returned. ``env_steps``: the run's env steps so far, over all
         actors, for schedules that follow them (DQN's epsilon)."""
         ...
 
@@ -47,5 +47,5 @@ class ActingAgent(SyncModel, Protocol[O_contra, A_co]):
 
 
 class SyncAgent(Agent[O_contra, A_co, B_contra], SyncModel, Protocol[O_contra, A_co, B_contra]):
-    """The learner's agent in asynchronous training: an :class:`~border_py.base.Agent` whose acting part
+    """The learner's agent in asynchronous training: an `Agent` whose acting part
     is published to the actors."""

@@ -8,8 +8,8 @@ import attrs
 
 @attrs.frozen(kw_only=True)
 class AsyncConfig:
-    """Config of :class:`~border_py.distributed.AsyncTrainer` (the trainer's own schedule stays in
-    :class:`~border_py.TrainerConfig`: ``opt_interval`` is still env steps per opt step, and the rate
+    """Config of `AsyncTrainer` (the trainer's own schedule stays in
+    `TrainerConfig`: ``opt_interval`` is still env steps per opt step, and the rate
     limiter enforces it).
 
     The learner takes opt step ``k`` only once ``warmup_period + k * opt_interval`` env steps are in its

@@ -1,5 +1,5 @@
-"""``AsyncRegime``: the asynchronous :class:`~border_py.trainer.loop.Regime` of
-:class:`~border_py.distributed.AsyncTrainer` (the requests to the actors, what comes back, the weights
+"""``AsyncRegime``: the asynchronous `Regime` of
+`AsyncTrainer` (the requests to the actors, what comes back, the weights
 they act with, their restarts)."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def check_cluster_fits(config: AsyncConfig) -> None:
 
 
 class AsyncRegime(Generic[O, A, I, B]):
-    """The asynchronous :class:`~border_py.trainer.loop.Regime`: items come from Ray actors, and opt steps
+    """The asynchronous `Regime`: items come from Ray actors, and opt steps
     are due as the rate limiter allows. A checkpoint holds the buffer (with ``checkpoint_buffer``), the
     policy version and the restart count; the actors' unfinished episodes are not kept (a resumed run's
     actors start new ones)."""
@@ -114,7 +114,7 @@ class AsyncRegime(Generic[O, A, I, B]):
         )
 
     def setup(self) -> dict[str, Any]:
-        """The trainer's :meth:`AsyncTrainer.setup`."""
+        """The trainer's `AsyncTrainer.setup`."""
         return self.trainer.setup()
 
     def same_on_resume(self) -> tuple[str, ...]:

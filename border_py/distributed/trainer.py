@@ -75,9 +75,9 @@ def ray_session(address: str | None) -> Iterator[None]:
 class AsyncTrainer(Generic[E, P, R]):
     """Trains an agent from the experience of ``async_config.n_actors`` actors on Ray.
 
-    It is typed as :class:`~border_py.Trainer` is: the step processor's items are the buffer's, the agent
+    It is typed as `Trainer` is: the step processor's items are the buffer's, the agent
     reads the env's observations and learns from the buffer's batches. The agent must also be a
-    :class:`~border_py.base.SyncAgent` (DQN, IQN and SAC are), and ``train`` needs a function that builds an
+    `SyncAgent` (DQN, IQN and SAC are), and ``train`` needs a function that builds an
     actor's acting copy from a seed (it is sent to the actor processes, so it must pickle: a module-level
     function or a closure over configs, never over the learner's agent).
 
@@ -122,7 +122,7 @@ class AsyncTrainer(Generic[E, P, R]):
     ) -> PreparedRun:
         """Runs every check the learner can run before Ray starts, writing nothing: an evaluator for
         ``eval_interval``, the agent's batch against the buffer, the resume point, and the env (built
-        once with the actors' first seed and closed: the actors build their own). :meth:`PreparedRun.run`
+        once with the actors' first seed and closed: the actors build their own). `PreparedRun.run`
         then joins or starts Ray, checks the cluster's CPUs and trains.
 
         Raises:
@@ -155,8 +155,8 @@ class AsyncTrainer(Generic[E, P, R]):
         resume_from: Path | str | None = None,
     ) -> TrainResult:
         """Runs the actors and the learner until ``max_opts``, ``max_env_steps`` (over all actors),
-        ``stop_score`` or an observer's stop (:meth:`prepare`, then :meth:`PreparedRun.run`); see
-        :meth:`border_py.Trainer.train` for the arguments, the result and the errors they share.
+        ``stop_score`` or an observer's stop (`prepare`, then `PreparedRun.run`); see
+        `border_py.Trainer.train` for the arguments, the result and the errors they share.
 
         Args:
             agent: the learner's agent.

@@ -1,4 +1,4 @@
-"""``AtariEnv``: an Atari game of the Arcade Learning Environment behind the :class:`~border_py.base.Env`
+"""``AtariEnv``: an Atari game of the Arcade Learning Environment behind the `Env`
 protocol, with DeepMind's preprocessing, observations uint8 end to end.
 
 It runs ale-py's own vector env (``ale_py.vector_env.AtariVectorEnv``, one sub-env) rather than
@@ -29,7 +29,7 @@ _NO_RECORD = Record()
 
 @attrs.frozen(kw_only=True)
 class AtariEnvConfig:
-    """Config of :class:`AtariEnv`: DeepMind's Atari preprocessing (Mnih et al., 2015; Machado et al.,
+    """Config of `AtariEnv`: DeepMind's Atari preprocessing (Mnih et al., 2015; Machado et al.,
     2018), as ale-py implements it.
 
     Each env step repeats the action for ``frame_skip`` frames and max-pools the last two, converts to
@@ -117,7 +117,7 @@ class AtariEnv(SpaceInfo):
 
     Training episodes after the first continue ale-py's own random state, which cannot be saved: a run
     resumed in mid-episode starts a new episode (with a
-    :class:`~border_py.trainer.sampler.ResumeWarning`), while the agent, the buffer and the counters
+    `ResumeWarning`), while the agent, the buffer and the counters
     resume exactly. Evaluation episode ``i`` is reset with seed ``i``, so it is the same every time.
 
     Args:
@@ -220,7 +220,7 @@ class AtariEnv(SpaceInfo):
         next ``reset`` starts a new one (and the sampler's replay check says so).
 
         Raises:
-            ValueError: ``state`` is not what :meth:`episode_start_state` returns.
+            ValueError: ``state`` is not what `episode_start_state` returns.
         """
         try:
             seed, env_steps = state["seed"], int(state["env_steps"])
@@ -238,7 +238,7 @@ class AtariEnv(SpaceInfo):
 
 @attrs.frozen(kw_only=True)
 class AtariVecEnvConfig:
-    """Config of :class:`AtariVecEnv`: ``num_envs`` copies of one Atari game.
+    """Config of `AtariVecEnv`: ``num_envs`` copies of one Atari game.
 
     Examples:
         >>> AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=4).build(seed=0).num_envs
@@ -260,11 +260,11 @@ class AtariVecEnvConfig:
 
 
 class AtariVecEnv:
-    """``num_envs`` Atari games behind the :class:`~border_py.base.VecEnv` protocol, stepped by ale-py on
+    """``num_envs`` Atari games behind the `VecEnv` protocol, stepped by ale-py on
     one thread: one call steps every game, and a policy acts for all of them with one forward pass, which
     costs less per observation than one at a time (about 0.41 against 0.68 ms for the Nature CNN at 4,
     measured on one CPU thread). Each step's ``info`` says its sub-env (``env_id``), so a
-    :class:`~border_py.step_processor.FrameStackStepProcessor` puts its items in a lane of the frame
+    `FrameStackStepProcessor` puts its items in a lane of the frame
     buffer of its own (``FrameReplayBufferConfig.streams = num_envs``).
 
     Args:

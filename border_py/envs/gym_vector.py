@@ -1,4 +1,4 @@
-"""``GymVecEnv``: a Gymnasium vector env behind the :class:`~border_py.base.VecEnv` protocol."""
+"""``GymVecEnv``: a Gymnasium vector env behind the `VecEnv` protocol."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from border_py.record import Record
 
 @attrs.frozen(kw_only=True)
 class GymVecEnvConfig:
-    """Config of :class:`GymVecEnv`: ``num_envs`` copies of a Gymnasium env in one vector env.
+    """Config of `GymVecEnv`: ``num_envs`` copies of a Gymnasium env in one vector env.
 
     Examples:
         >>> env = GymVecEnvConfig(name="CartPole-v1", num_envs=4).build(seed=0)
@@ -55,7 +55,7 @@ class GymVecEnvConfig:
     """Clip Box actions into the action space instead of refusing them."""
 
     def evaluation(self) -> GymEnvConfig:
-        """The evaluation env's config: one sub-env (:meth:`single`)."""
+        """The evaluation env's config: one sub-env (`single`)."""
         return self.single()
 
     def single(self) -> GymEnvConfig:
@@ -82,12 +82,12 @@ class GymVecEnvConfig:
 
 
 class GymVecEnv(SpaceInfo):
-    """Adapts a Gymnasium vector env to :class:`~border_py.base.VecEnv`: one float32 observation and one
-    :class:`~border_py.base.Step` per sub-env, with the final observation of an ended episode in
+    """Adapts a Gymnasium vector env to `VecEnv`: one float32 observation and one
+    `Step` per sub-env, with the final observation of an ended episode in
     ``Step.obs`` and the first one of the next in ``Step.init_obs``, and a record per ended episode.
 
     The vector env must reset its sub-envs in the same step (``AutoresetMode.SAME_STEP``, as
-    :class:`GymVecEnvConfig` builds it): with the default next-step reset the step after an episode end
+    `GymVecEnvConfig` builds it): with the default next-step reset the step after an episode end
     is a reset that takes no action, which would be a transition that never happened. ``Step.info`` is
     empty: Gymnasium's vector infos are not split per sub-env.
 

@@ -1,5 +1,5 @@
-"""``GymEnv``: a Gymnasium env behind the :class:`~border_py.base.Env` protocol, and the checks it shares
-with :class:`~border_py.envs.gym_vector.GymVecEnv`."""
+"""``GymEnv``: a Gymnasium env behind the `Env` protocol, and the checks it shares
+with `GymVecEnv`."""
 
 from __future__ import annotations
 
@@ -214,7 +214,7 @@ class SpaceInfo:
 
 @attrs.frozen(kw_only=True)
 class GymEnvConfig:
-    """Config of :class:`GymEnv`.
+    """Config of `GymEnv`.
 
     Examples:
         >>> env = GymEnvConfig(name="CartPole-v1").build(seed=0)
@@ -346,7 +346,7 @@ class GymEnv(SpaceInfo):
         on its own RNG (every Gymnasium env seeded through ``reset``).
 
         Raises:
-            ValueError: ``state`` is not what :meth:`episode_start_state` returns.
+            ValueError: ``state`` is not what `episode_start_state` returns.
         """
         try:
             seed, rng, env_steps = state["seed"], state["np_random"], int(state["env_steps"])

@@ -1,12 +1,12 @@
 """Trained policies without the training stack.
 
-- :class:`NumpyPolicy` runs an exported DQN, IQN (greedy) or SAC (deterministic mean) policy with numpy
+- `NumpyPolicy` runs an exported DQN, IQN (greedy) or SAC (deterministic mean) policy with numpy
   alone: ``from border_py.export import NumpyPolicy`` imports neither torch nor anything optional.
-- :func:`export_numpy` writes an agent's policy for it (``policy.json`` + ``weights.npz``; needs torch).
-- :func:`export_onnx` writes ``policy.onnx`` and :class:`OnnxPolicy` runs it with onnxruntime (the
+- `export_numpy` writes an agent's policy for it (``policy.json`` + ``weights.npz``; needs torch).
+- `export_onnx` writes ``policy.onnx`` and `OnnxPolicy` runs it with onnxruntime (the
   ``export`` extra).
 
-Example::
+Example:
 
     export_numpy(agent, "exported/dqn_cartpole")           # on the training machine
     policy = NumpyPolicy.load("exported/dqn_cartpole")     # anywhere with numpy

@@ -1,5 +1,5 @@
-"""Writing a trained agent's greedy policy out of torch: plain arrays (:func:`export_numpy`) or ONNX
-(:func:`export_onnx`), and the same greedy policy as a torch module (:func:`greedy_module`)."""
+"""Writing a trained agent's greedy policy out of torch: plain arrays (`export_numpy`) or ONNX
+(`export_onnx`), and the same greedy policy as a torch module (`greedy_module`)."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def _write_atomically(path: Path, write: Any) -> None:
 
 def export_numpy(agent: Exportable, path: Path | str) -> Path:
     """Writes the agent's greedy policy to the directory ``path`` as ``policy.json`` and ``weights.npz``,
-    for :meth:`border_py.export.NumpyPolicy.load`. Returns ``path``.
+    for `border_py.export.NumpyPolicy.load`. Returns ``path``.
 
     Raises:
         TypeError: the agent is not a Dqn, Iqn or Sac.

@@ -9,7 +9,7 @@ Every one of them acts, in eval mode, as ``head(mlp(normalise(obs)))``:
   ReLU MLP, then the argmax (discrete BC) or ``bias + scale * tanh(out)`` within the box (the mean of a
   Gaussian policy, or a deterministic one).
 
-:func:`mlp_parts` reads these from an agent; the numpy policy and the ONNX graph are both built from them.
+`mlp_parts` reads these from an agent; the numpy policy and the ONNX graph are both built from them.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def mlp_parts(agent: MlpAgent) -> MlpParts:
 
 
 class MlpGreedy(nn.Module):
-    """:class:`MlpParts` as a torch module (for ONNX): ``obs -> (scores, action)`` for ``argmax``,
+    """`MlpParts` as a torch module (for ONNX): ``obs -> (scores, action)`` for ``argmax``,
     ``obs -> action`` otherwise."""
 
     mean: torch.Tensor

@@ -69,7 +69,7 @@ class _Mlp:
 
 
 class NumpyPolicy:
-    """A policy exported by :func:`border_py.export.export_numpy`, run with numpy.
+    """A policy exported by `border_py.export.export_numpy`, run with numpy.
 
     ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` and returns the greedy
     action: an int64 of shape ``()`` / ``(n,)`` for a discrete policy, float32 ``(act_dim,)`` /

@@ -14,10 +14,10 @@ ONNX_FILE = "policy.onnx"
 
 
 class OnnxPolicy:
-    """A policy written by :func:`border_py.export.export_onnx`, run with onnxruntime on the CPU.
+    """A policy written by `border_py.export.export_onnx`, run with onnxruntime on the CPU.
 
     ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` and returns what
-    :meth:`border_py.export.NumpyPolicy.act` returns. Needs the ``export`` extra (onnxruntime).
+    `border_py.export.NumpyPolicy.act` returns. Needs the ``export`` extra (onnxruntime).
     """
 
     def __init__(self, path: Path | str) -> None:

@@ -8,7 +8,7 @@ from border_py.record import Record, aggregate
 
 
 class AggregatingRecorder(ABC):
-    """Keeps stored records until a flush, then writes their aggregate (:func:`border_py.record.aggregate`).
+    """Keeps stored records until a flush, then writes their aggregate (`border_py.record.aggregate`).
 
     A concrete recorder says where records go: ``_write``, ``_flush_output`` and ``_close_output``. ``close``
     writes what is still stored at the last step written, so nothing stored is ever dropped.

@@ -48,10 +48,10 @@ class MlflowRecorder(AggregatingRecorder):
     ``run_id`` is continued (a resumed training); metrics at steps up to the highest one the run already
     holds are then skipped, so its history neither repeats nor has a gap after a crash.
 
-    Flushes reach the server from a background thread (:class:`~border_py.recorders.sender.BatchSender`):
+    Flushes reach the server from a background thread (`BatchSender`):
     while the server answers, a flush waits for its batch as a direct call would; while it is away, training
     goes on, the batches wait (and are sent in order when it is back), and what is still unsent at
-    :meth:`close` is appended to ``spill_file`` for ``border-py upload``. Unless set already, MLflow's own
+    `close` is appended to ``spill_file`` for ``border-py upload``. Unless set already, MLflow's own
     HTTP retries are turned off and its timeout cut to 10 s: the sender retries instead.
 
     Args:
@@ -109,7 +109,7 @@ class MlflowRecorder(AggregatingRecorder):
         self._metrics: list[Any] = []
         self._tags: dict[str, str] = {}
         self.end_status = "FINISHED"
-        """How :meth:`close` ends the run: ``FINISHED``, ``KILLED`` (interrupted) or ``FAILED``."""
+        """How `close` ends the run: ``FINISHED``, ``KILLED`` (interrupted) or ``FAILED``."""
         self.sender = BatchSender(self._send, spill_file, self.run_id)
 
     def _experiment(self, name: str | None) -> str:
@@ -125,7 +125,7 @@ class MlflowRecorder(AggregatingRecorder):
         return max(steps, default=-1)
 
     def log_params(self, config: Mapping[str, Any]) -> None:
-        """Logs a config (its plain data, e.g. :func:`border_py.config.to_dict`) as params with dotted
+        """Logs a config (its plain data, e.g. `border_py.config.to_dict`) as params with dotted
         keys. A continued run's params are not logged again (MLflow refuses changed params)."""
         from mlflow.entities import Param
 

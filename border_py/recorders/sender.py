@@ -5,7 +5,7 @@ Batches are plain data (``{"metrics": [[key, value, timestamp_ms, step], ...], "
 order they were put, each retried until it goes through (1 s, 2 s, ... 30 s apart), so a server that comes
 back receives every batch it missed, once and in order. While the server is away training goes on: the
 queue holds up to ``max_pending`` batches, and older ones spill to ``spill_file`` (JSON lines) beyond that.
-On :meth:`close` it keeps trying until ``close_timeout`` seconds have passed, then appends what is left to
+On `close` it keeps trying until ``close_timeout`` seconds have passed, then appends what is left to
 ``spill_file``, from where ``border-py upload`` sends it later. Nothing put is ever dropped silently.
 """
 
@@ -35,7 +35,7 @@ class BatchSender:
         spill_file: where unsent batches go (``None``: they are reported on stderr as lost).
         run_id: written with each spilled batch, so a later upload knows where it belongs.
         max_pending: batches kept in memory while the server is away.
-        close_timeout: in seconds, how long :meth:`close` keeps trying before it spills the rest.
+        close_timeout: in seconds, how long `close` keeps trying before it spills the rest.
     """
 
     def __init__(
@@ -61,7 +61,7 @@ class BatchSender:
 
     def put(self, batch: Batch) -> None:
         """Queues ``batch``; never blocks. Beyond ``max_pending`` queued batches the oldest one spills.
-        After :meth:`close`, the batch is sent at once in the caller's thread (spilled if that fails)."""
+        After `close`, the batch is sent at once in the caller's thread (spilled if that fails)."""
         if self._deadline is not None:
             if not self._attempt(batch):
                 self.spill([batch])

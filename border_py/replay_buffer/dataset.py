@@ -1,7 +1,7 @@
 """``ArrayDataset``: a fixed set of transitions, sampled with a seeded RNG, for offline training.
 
-It is a :class:`~border_py.base.DatasetBuffer`: the sample side alone. Batches are the
-:class:`~border_py.replay_buffer.TransitionBatch` es of the online replay buffer, so every agent that learns
+It is a `DatasetBuffer`: the sample side alone. Batches are the
+`TransitionBatch` es of the online replay buffer, so every agent that learns
 online learns offline from it unchanged.
 """
 
@@ -27,7 +27,7 @@ class ArrayDataset:
     """Transitions held in column arrays; ``batch`` samples uniformly with replacement.
 
     Args:
-        columns: one array per field of :data:`~border_py.replay_buffer.storage.COLUMNS`, one row per
+        columns: one array per field of `COLUMNS`, one row per
             transition (``discount`` is each transition's bootstrap discount, ``gamma^k``).
         seed: the seed of the sampling RNG.
         source: names the data in error messages (a file, a dataset id).
@@ -80,7 +80,7 @@ class ArrayDataset:
         return [file]
 
     def load(self, path: Path) -> None:
-        """Reads what :meth:`save` wrote into ``path``.
+        """Reads what `save` wrote into ``path``.
 
         Raises:
             FileNotFoundError: the file is missing.
@@ -125,7 +125,7 @@ def load_columns(file: Path) -> dict[str, npt.NDArray[Any]]:
 
 @attrs.frozen(kw_only=True)
 class ArrayDatasetConfig:
-    """Config of an :class:`ArrayDataset` read from an ``.npz`` file of transition columns.
+    """Config of an `ArrayDataset` read from an ``.npz`` file of transition columns.
 
     A saved replay buffer (``model_dir/<opt_steps>/replay_buffer.npz`` with ``checkpoint_buffer``) is
     such a file: an online run's experience becomes an offline dataset.

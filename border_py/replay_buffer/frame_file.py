@@ -1,4 +1,4 @@
-"""A :class:`~border_py.replay_buffer.FrameReplayBuffer` to and from ``replay_buffer.npz``: plain arrays and a
+"""A `FrameReplayBuffer` to and from ``replay_buffer.npz``: plain arrays and a
 JSON state, no pickle, everything checked before the buffer changes."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def save_frame_buffer(buffer: FrameReplayBuffer, file: Path) -> Path:
 
 
 def load_frame_buffer(buffer: FrameReplayBuffer, file: Path) -> None:
-    """Replaces ``buffer``'s contents with what :func:`save_frame_buffer` wrote to ``file``.
+    """Replaces ``buffer``'s contents with what `save_frame_buffer` wrote to ``file``.
 
     Raises:
         FileNotFoundError: ``file`` is missing.

@@ -5,7 +5,7 @@ layout: 56 GB for 1e6 Atari transitions). Here a transition is one slot: the new
 its action, reward, discount and flags, how far back its episode started (up to ``stack - 1`` frames) and
 how many slots ahead its ``next_obs`` is. An ended episode adds one slot for its final frame. So a
 transition costs one frame plus a few bytes, plus one frame per episode; the stacks are rebuilt by
-:meth:`FrameReplayBuffer.batch` with one gather.
+`FrameReplayBuffer.batch` with one gather.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 @attrs.frozen(kw_only=True)
 class FrameReplayBufferConfig:
-    """Config of :class:`FrameReplayBuffer`.
+    """Config of `FrameReplayBuffer`.
 
     Examples:
         >>> FrameReplayBufferConfig(capacity=1000, stack=4).build(seed=0).capacity
@@ -57,7 +57,7 @@ class FrameReplayBufferConfig:
 
 
 class FrameReplayBuffer:
-    """A ring of frames that samples :class:`~border_py.replay_buffer.TransitionBatch` es of uint8 stacks
+    """A ring of frames that samples `TransitionBatch` es of uint8 stacks
     ``(batch, stack, height, width)``.
 
     With ``streams`` > 1 (a vector env), each sub-env's items go to a lane of their own, where they are in
@@ -66,7 +66,7 @@ class FrameReplayBuffer:
     stops being so when the ring overwrites a frame its stacks need. ``len`` counts the sampleable
     transitions; sampling (uniform, or prioritized over the sampleable slots only) draws from them with the
     buffer's own seeded generator. A stack never holds a frame of another episode: the frames before an
-    episode's first observation are zeros, as the :class:`~border_py.step_processor.FrameStackStepProcessor`
+    episode's first observation are zeros, as the `FrameStackStepProcessor`
     checked the env shows them.
 
     Args:
@@ -257,11 +257,11 @@ class FrameReplayBuffer:
         return self.gather(rows, weight)
 
     def sampleable_rows(self) -> npt.NDArray[np.int64]:
-        """The rows :meth:`batch` may sample (for inspection and tests)."""
+        """The rows `batch` may sample (for inspection and tests)."""
         return np.flatnonzero(self._valid)
 
     def gather(self, rows: npt.NDArray[np.int64], weight: torch.Tensor | None = None) -> TransitionBatch:
-        """The transitions at ``rows`` (sampleable ones, from :meth:`sampleable_rows`), stacks rebuilt.
+        """The transitions at ``rows`` (sampleable ones, from `sampleable_rows`), stacks rebuilt.
 
         Raises:
             ValueError: a row is not sampleable.
@@ -347,7 +347,7 @@ class FrameReplayBuffer:
         return [save_frame_buffer(self, path / BUFFER_FILE)]
 
     def load(self, path: Path) -> None:
-        """Reads what :meth:`save` wrote into ``path``, replacing the contents; everything is read and
+        """Reads what `save` wrote into ``path``, replacing the contents; everything is read and
         checked before the buffer changes.
 
         Raises:

@@ -1,13 +1,13 @@
 """``RolloutBuffer``: one rollout of every sub-env, in order, handed whole to an on-policy agent.
 
 The on-policy regime is the online trainer with this buffer: the sampler pushes one one-step
-:class:`~border_py.replay_buffer.Transition` per sub-env per step (sub-env 0 to N-1, step after step),
+`Transition` per sub-env per step (sub-env 0 to N-1, step after step),
 ``TrainerConfig.opt_interval`` is the rollout length in env steps (``n_steps * num_envs``), and the agent's
 ``opt`` takes the whole rollout with ``batch`` (which empties the buffer). No update happens while a rollout
 is collected, so the agent computes the old log-probabilities and values at the start of ``opt`` from the
 stored observations and actions.
 
-Its batches are :class:`Rollout` s, not :class:`~border_py.replay_buffer.TransitionBatch` es: an
+Its batches are `Rollout` s, not `TransitionBatch` es: an
 off-policy agent given a rollout buffer, or an on-policy one given a replay buffer, is a type error.
 """
 
@@ -67,7 +67,7 @@ class Rollout:
 
 @attrs.frozen(kw_only=True)
 class RolloutBufferConfig:
-    """Config of :class:`RolloutBuffer`.
+    """Config of `RolloutBuffer`.
 
     Examples:
         >>> RolloutBufferConfig(n_steps=32, num_envs=8).rollout_size
@@ -198,7 +198,7 @@ class RolloutBuffer:
         return [file]
 
     def load(self, path: Path) -> None:
-        """Reads what :meth:`save` wrote, replacing the contents.
+        """Reads what `save` wrote, replacing the contents.
 
         Raises:
             FileNotFoundError: the file is missing.

@@ -49,7 +49,7 @@ class PerConfig:
 
 @attrs.frozen(kw_only=True)
 class SimpleReplayBufferConfig:
-    """Config of :class:`SimpleReplayBuffer`.
+    """Config of `SimpleReplayBuffer`.
 
     Examples:
         >>> buffer = SimpleReplayBufferConfig(capacity=1000).build(seed=0)
@@ -66,7 +66,7 @@ class SimpleReplayBufferConfig:
 
 
 class SimpleReplayBuffer:
-    """A ring buffer of :class:`Transition` s that samples :class:`TransitionBatch` es.
+    """A ring buffer of `Transition` s that samples `TransitionBatch` es.
 
     Storage is one numpy array per field, allocated at the first push from that transition's shapes;
     ``batch`` gathers rows and wraps them as torch tensors without another copy. Sampling uses its own
@@ -205,7 +205,7 @@ class SimpleReplayBuffer:
         return [file]
 
     def load(self, path: Path) -> None:
-        """Reads what :meth:`save` wrote into ``path``, replacing the contents.
+        """Reads what `save` wrote into ``path``, replacing the contents.
 
         Everything is read and checked before the buffer changes.
 

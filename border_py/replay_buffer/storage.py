@@ -114,7 +114,7 @@ class TransitionStorage:
 
     @staticmethod
     def from_columns(arrays: Mapping[str, npt.NDArray[Any]], capacity: int, source: str) -> TransitionStorage:
-        """Storage of ``capacity`` rows whose first rows are ``arrays`` (every column of :data:`COLUMNS`,
+        """Storage of ``capacity`` rows whose first rows are ``arrays`` (every column of `COLUMNS`,
         all of one length, finite, terminated and truncated 0 or 1).
 
         Raises:

@@ -1,5 +1,5 @@
-"""The items step processors emit (:class:`Transition`, :class:`FrameTransition` for frame stacks) and the
-batch the replay buffers return (:class:`TransitionBatch`)."""
+"""The items step processors emit (`Transition`, `FrameTransition` for frame stacks) and the
+batch the replay buffers return (`TransitionBatch`)."""
 
 from __future__ import annotations
 
@@ -91,8 +91,8 @@ class TransitionBatch:
 @attrs.frozen(kw_only=True, eq=False)
 class FrameTransition:
     """One (possibly n-step) transition of a frame-stacked observation, as a
-    :class:`~border_py.step_processor.FrameStackStepProcessor` emits it: only the newest frame of ``obs``,
-    so that a :class:`~border_py.replay_buffer.FrameReplayBuffer` stores each frame once and rebuilds the
+    `FrameStackStepProcessor` emits it: only the newest frame of ``obs``,
+    so that a `FrameReplayBuffer` stores each frame once and rebuilds the
     stacks ``obs`` and ``next_obs`` when it samples.
 
     The items of one episode arrive in order, one per env step, and ``next_obs`` is located by offset: the

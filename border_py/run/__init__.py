@@ -1,6 +1,6 @@
 """The application layer: an experiment is data, one CLI runs it, the run directory has one owner.
 
-The run path, as plain as the data path::
+The run path, as plain as the data path:
 
     border-py train dqn --env CartPole-v1          (border_py.run.cli)
       → the zoo's tuned experiment for dqn on CartPole-v1, --set overrides  (zoo, codec)
@@ -8,13 +8,13 @@ The run path, as plain as the data path::
       → RunDir: lock, resume point, checks, then --overwrite and config.yaml  (rundir)
       → Trainer / OfflineTrainer / AsyncTrainer: prepare (every check), run  (commands)
 
-- :mod:`~border_py.run.experiment`: ``Experiment``, ``OfflineExperiment``.
-- :mod:`~border_py.run.codec`: experiments to and from YAML, ``--set key=value`` overrides.
-- :mod:`~border_py.run.rundir`: ``RunDir``, the model directory's one owner.
-- :mod:`~border_py.run.commands`: ``train``, ``evaluate``; :mod:`~border_py.run.outputs`: video, export.
-- :mod:`~border_py.run.zoo`: tuned settings per algorithm and env id (``border_py/zoo/*.yaml``).
-- :mod:`~border_py.run.tune`: hyperparameter search with Optuna (the ``tune`` extra).
-- :mod:`~border_py.run.cli`: the ``border-py`` command; :mod:`~border_py.run.program`: ``run_cli``, its flags
+- `experiment`: ``Experiment``, ``OfflineExperiment``.
+- `codec`: experiments to and from YAML, ``--set key=value`` overrides.
+- `rundir`: ``RunDir``, the model directory's one owner.
+- `commands`: ``train``, ``evaluate``; `outputs`: video, export.
+- `zoo`: tuned settings per algorithm and env id (``border_py/zoo/*.yaml``).
+- `tune`: hyperparameter search with Optuna (the ``tune`` extra).
+- `cli`: the ``border-py`` command; `program`: ``run_cli``, its flags
   for an experiment built in Python (the example programs).
 """
 
@@ -35,7 +35,7 @@ from border_py.run.rundir import RunDir
 
 
 def load_experiment_text(text: str, source: str = "experiment") -> AnyExperiment:
-    """An experiment from YAML text (see :mod:`border_py.run.codec`).
+    """An experiment from YAML text (see `border_py.run.codec`).
 
     Raises:
         border_py.ConfigError: not valid YAML or not a valid experiment.

@@ -71,10 +71,14 @@ def add_run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> No
     parser.add_argument("--tag", nargs="+", default=[], metavar="KEY=VALUE", help="MLflow run tags")
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The ``border-py`` command's parser (the command line reference is written from it)."""
     parser = argparse.ArgumentParser(
         prog="border-py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    from border_py import __version__
+
+    parser.add_argument("--version", action="version", version=f"border-py {__version__}")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     train = verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
     train.add_argument("algo", nargs="?", help=f"one of {zoo.algorithms()}")
@@ -112,8 +116,7 @@ def _parser() -> argparse.ArgumentParser:
             )
     upload = verbs.add_parser("upload", help="send a run's records that its MLflow server did not get")
     upload.add_argument("--model-dir", type=Path, required=True)
-    plot = verbs.add_parser("plot", help="learning curves as PNG (python -m border_py.plot --help)")
-    plot.add_argument("args", nargs=argparse.REMAINDER)
+    verbs.add_parser("plot", help="learning curves as PNG (border-py plot --help)", add_help=False)
     tune = verbs.add_parser("tune", help="search hyperparameters with Optuna (the tune extra)")
     from border_py.run.tune import add_tune_flags
 
@@ -222,7 +225,7 @@ def _config_file(path: Path, trust_code: codec.Trust) -> dict[str, Any]:
 def trust(args: argparse.Namespace) -> codec.Trust:
     """What a file may import: everything after ``--trust-code`` (and the current folder becomes
     importable: the user's own modules, as ``python -m`` would find them); else the modules in
-    ``args.trusted`` (a program's own, :func:`border_py.run.run_cli`), if any."""
+    ``args.trusted`` (a program's own, `border_py.run.run_cli`), if any."""
     if not getattr(args, "trust_code", False):
         return frozenset(getattr(args, "trusted", ()))
     if os.getcwd() not in sys.path:
@@ -277,7 +280,7 @@ def resume_command(args: argparse.Namespace) -> int:
 
 def train_data(data: dict[str, Any], source: str, args: argparse.Namespace, resume: bool) -> int:
     """Trains (or resumes) the experiment ``data`` (plain data, its ``trainer.model_dir`` set) with the
-    options the flags of :func:`add_run_flags` give; ``overwrite`` where ``args`` has it."""
+    options the flags of `add_run_flags` give; ``overwrite`` where ``args`` has it."""
     from border_py.run.commands import TrainOptions, train
 
     experiment = codec.experiment_from_dict(data, source)
@@ -337,10 +340,6 @@ def _dispatch(args: argparse.Namespace) -> int:
         return resume_command(args)
     if args.verb in ("eval", "video", "export"):
         return saved_model_command(args)
-    if args.verb == "plot":
-        from border_py.plot import main as plot_main
-
-        return plot_main(args.args)
     if args.verb == "upload":
         from border_py.run.recording import upload_unsent
         from border_py.run.rundir import RunDir
@@ -356,7 +355,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status."""
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["plot"]:  # its own parser: border-py plot --help lists its flags
+        from border_py.plot import main as plot_main
+
+        return plot_main(argv[1:], prog="border-py plot")
+    args = parser().parse_args(argv)
     return guarded(lambda: _dispatch(args))
 
 

@@ -1,6 +1,6 @@
 """Experiments to and from YAML, and ``--set key=value`` overrides, with errors naming the file and field.
 
-An experiment file names each component's config by a ``type`` tag and gives its fields::
+An experiment file names each component's config by a ``type`` tag and gives its fields:
 
     env: {type: gym, name: CartPole-v1}
     step_processor: {type: nstep, n_steps: 1, gamma: 0.99}
@@ -9,14 +9,14 @@ An experiment file names each component's config by a ``type`` tag and gives its
     trainer: {max_opts: 25000, opt_interval: 2, warmup_period: 1000, eval_interval: 1000}
     evaluator: {n_episodes: 10}
 
-A file with a ``dataset`` is an :class:`~border_py.run.OfflineExperiment`. ``type`` may be omitted for
+A file with a ``dataset`` is an `OfflineExperiment`. ``type`` may be omitted for
 ``env`` (``gym``), ``step_processor`` (``nstep``), ``replay_buffer`` (``simple``) and ``dataset``
 (``minari``); a user's own config class is named by its import path (``type: mypkg.envs:MyEnvConfig``),
 which imports that module. Duplicate keys, unknown keys and values of the wrong type are refused.
 
 A file is data, never code: a name that would import a module (a ``type`` that is an import path, an
 ``env.name`` in Gymnasium's ``module:EnvId-v0`` form) is refused in a file read with ``trust_code=False``
-(:func:`load_experiment`'s default; the CLI's unless ``--trust-code``), naming the module and the flag.
+(`load_experiment`'s default; the CLI's unless ``--trust-code``), naming the module and the flag.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ experiment, which the program has imported already)."""
 
 
 def refuse_code(data: Mapping[str, Any], source: str, trusted: Collection[str] = ()) -> None:
-    """Refuses experiment data that would import a module it names (see :func:`imported_modules`), but
+    """Refuses experiment data that would import a module it names (see `imported_modules`), but
     the ``trusted`` ones.
 
     Raises:
@@ -190,7 +190,7 @@ def experiment_from_dict(
         data: the experiment as plain data.
         source: where it came from, for errors.
         trust_code: import the modules the data names (your own data); ``False`` for data from a file
-            you did not write (a run directory, a download): such a name is refused (:func:`refuse_code`);
+            you did not write (a run directory, a download): such a name is refused (`refuse_code`);
             a collection of module names trusts those alone.
 
     Raises:
@@ -230,7 +230,7 @@ def experiment_from_dict(
 
 
 def experiment_to_dict(experiment: AnyExperiment) -> dict[str, Any]:
-    """``experiment`` as plain data that :func:`experiment_from_dict` reads back (each component tagged)."""
+    """``experiment`` as plain data that `experiment_from_dict` reads back (each component tagged)."""
     data: dict[str, Any] = {}
     for field in attrs.fields(type(experiment)):
         value = getattr(experiment, field.name)
@@ -276,7 +276,7 @@ def parse_yaml(text: str, source: str) -> Any:
 
 def load_experiment(path: Path | str, *, trust_code: Trust = False) -> AnyExperiment:
     """Reads an experiment from the YAML file ``path``; with ``trust_code`` the modules it names are
-    imported, else a name that would import one is refused (:func:`refuse_code`).
+    imported, else a name that would import one is refused (`refuse_code`).
 
     Raises:
         FileNotFoundError: there is no such file.

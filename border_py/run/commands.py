@@ -1,9 +1,9 @@
 """What the CLI's verbs do, as functions: train (or resume) an experiment, evaluate a saved model.
 
-The run path is plain: an experiment (:mod:`border_py.run.experiment`) → its run directory
-(:class:`~border_py.run.RunDir`) → a trainer. :func:`train` holds the directory, builds every component
-once and runs every check (:func:`prepare`), and only then clears an old run (``overwrite``), writes
-``config.yaml`` and starts recording. Video and export live in :mod:`border_py.run.outputs`.
+The run path is plain: an experiment (`border_py.run.experiment`) → its run directory
+(`RunDir`) → a trainer. `train` holds the directory, builds every component
+once and runs every check (`prepare`), and only then clears an old run (``overwrite``), writes
+``config.yaml`` and starts recording. Video and export live in `border_py.run.outputs`.
 
 Examples:
     >>> import tempfile
@@ -81,8 +81,8 @@ class TrainOptions:
 
 @contextmanager
 def _refused(source: str, what: str) -> Iterator[None]:
-    """Turns an error of building ``what`` into a :class:`ConfigError` naming ``source`` and ``what``; a
-    damaged checkpoint (:class:`CheckpointError`, naming its file) is the directory's fault and passes as it
+    """Turns an error of building ``what`` into a `ConfigError` naming ``source`` and ``what``; a
+    damaged checkpoint (`CheckpointError`, naming its file) is the directory's fault and passes as it
     is."""
     try:
         yield

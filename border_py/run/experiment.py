@@ -1,13 +1,13 @@
 """The experiment: one config composing every component of a run, so that a run is data.
 
-An :class:`Experiment` (online, on-policy, or asynchronous with ``distributed``) or an
-:class:`OfflineExperiment` names the configs of its env, step processor, buffer (or dataset), agent,
+An `Experiment` (online, on-policy, or asynchronous with ``distributed``) or an
+`OfflineExperiment` names the configs of its env, step processor, buffer (or dataset), agent,
 trainer and evaluator. Every one of them builds its component, the agent from the evaluation env's
-:class:`~border_py.base.Spaces` and the run's seed, so no experiment needs a hand-written factory. Built
-in Python, mypy binds the pairing as for :class:`~border_py.Trainer`: a step processor whose items the
+`Spaces` and the run's seed, so no experiment needs a hand-written factory. Built
+in Python, mypy binds the pairing as for `Trainer`: a step processor whose items the
 buffer cannot store, or an agent that cannot read the env's observations, is a type error. Read from YAML
-(:mod:`border_py.run.codec`), the same pairings are checked when the experiment is made
-(:func:`check_pairing`).
+(`border_py.run.codec`), the same pairings are checked when the experiment is made
+(`check_pairing`).
 
 Examples:
     >>> from border_py import GymEnvConfig, NStepStepProcessorConfig, SimpleReplayBufferConfig
@@ -114,7 +114,7 @@ class Experiment(Generic[O, A, I, B]):
     evaluator: DefaultEvaluatorConfig = DefaultEvaluatorConfig()
     """The greedy evaluation every ``trainer.eval_interval`` opt steps."""
     distributed: AsyncConfig | None = None
-    """Actors on Ray collect the env steps (:class:`~border_py.distributed.AsyncTrainer`); ``None``: this
+    """Actors on Ray collect the env steps (`AsyncTrainer`); ``None``: this
     process does."""
     init_from: str | None = None
     """A saved model (``runs/awac/best``) the agent starts from, as in fine-tuning an offline agent online;

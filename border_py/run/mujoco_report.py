@@ -41,7 +41,7 @@ class RunSummary:
     best: float
     env_steps: int
     seconds: dict[str, float]
-    """Seconds spent per :data:`TIME_KEYS` entry, summed over the run's records."""
+    """Seconds spent per `TIME_KEYS` entry, summed over the run's records."""
 
 
 def summarize_run(env_id: str, seed: int, model_dir: Path, episodes: int) -> RunSummary:

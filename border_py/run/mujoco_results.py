@@ -7,7 +7,7 @@
 ENV --seed N``, each in ``<out>/<env>/seed<N>`` as its own ``border-py`` process (one torch thread each,
 ``--jobs`` at a time). It is safe to stop and start again: a finished run is skipped, a stopped one is
 resumed from its newest checkpoint, one stopped before its first checkpoint starts over. ``report``
-reads the run directories only (:mod:`border_py.run.mujoco_report`).
+reads the run directories only (`border_py.run.mujoco_report`).
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ def export_policy(
     experiment: AnyExperiment, model_dir: Path, out: Path, checkpoint: str = "best"
 ) -> list[Path]:
     """Writes the saved model's greedy policy to the directory ``out``: numpy arrays and JSON
-    (:class:`~border_py.export.NumpyPolicy`), and ONNX when the ``export`` extra is installed.
+    (`NumpyPolicy`), and ONNX when the ``export`` extra is installed.
 
     Raises:
         TypeError, ValueError: the agent cannot be exported (the message says why).

@@ -2,7 +2,7 @@
 programs (``examples/dqn_cartpole.py``) and of your own.
 
 A program states its experiment once, in typed Python (mypy checks the pairing), and hands it to
-:func:`run_cli`::
+`run_cli`:
 
     import sys
     from border_py.run import Experiment, run_cli
@@ -13,7 +13,7 @@ A program states its experiment once, in typed Python (mypy checks the pairing),
     if __name__ == "__main__":
         sys.exit(run_cli(experiment()))
 
-Its command line is then the CLI's, for that one experiment::
+Its command line is then the CLI's, for that one experiment:
 
     python my_program.py --train                     # into runs/<algo>/<env>/seed0
     python my_program.py --train --seed 1 --set agent.lr=3e-4 trainer.max_opts=5000
@@ -46,7 +46,8 @@ FINETUNE_DIR = "finetune"
 """The fine-tuning stage's run directory, inside the first stage's."""
 
 
-def _parser(prog: str | None, description: str | None, finetune: bool) -> argparse.ArgumentParser:
+def parser(prog: str | None, description: str | None, finetune: bool) -> argparse.ArgumentParser:
+    """The flags `run_cli` gives a program (``finetune``: with ``--finetune``)."""
     parser = argparse.ArgumentParser(
         prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -95,7 +96,7 @@ def run_cli(
         prog: the program's name in the help (default: the script's).
         description: the help's text (the program's docstring, say).
     """
-    args = _parser(prog, description, finetune is not None).parse_args(argv)
+    args = parser(prog, description, finetune is not None).parse_args(argv)
     return cli.guarded(lambda: _act(args, experiment, finetune))
 
 

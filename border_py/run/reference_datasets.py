@@ -5,7 +5,7 @@
     python -m border_py.run.reference_datasets --only hopper  # MuJoCo Hopper-v5 (slow: SAC to a third
                                                               # of expert)
 
-Each dataset is written with :func:`border_py.datasets.collect` (Minari's format) under ``--out``
+Each dataset is written with `border_py.datasets.collect` (Minari's format) under ``--out``
 (``runs/datasets``, where the zoo's offline entries look), with the behaviour policy's mean return and the
 reference scores of the D4RL normalisation in its metadata: ``ref_min_score`` a uniformly random policy's
 mean return, ``ref_max_score`` a fully trained policy's (measured here over ``--ref-episodes`` episodes; for
@@ -205,7 +205,7 @@ D4RL_HOPPER_EXPERT = 3234.3
 Hopper policy takes about a million SAC updates, which this script does not run."""
 
 HOPPER_MEDIUM = 1_078.0
-"""A third of :data:`D4RL_HOPPER_EXPERT`: the behaviour SAC run stops at its first greedy evaluation this
+"""A third of `D4RL_HOPPER_EXPERT`: the behaviour SAC run stops at its first greedy evaluation this
 good (after 60,000 updates it was at 499, a sixth)."""
 
 BUILDERS: dict[str, Callable[[Path, Path, int], list[CollectionReport]]] = {

@@ -10,7 +10,7 @@ it again, and prints one line per seed and a table: the best greedy
 evaluation (mean over the evaluator's episodes), the env steps at which an evaluation first reached the
 run's threshold, and the training wall-clock. Runs are sequential, one torch thread each. With
 ``--figures DIR`` it also draws each run's learning curve over its seeds as ``DIR/<run>.png``
-(:mod:`border_py.plot`; the ``plot`` extra).
+(`border_py.plot`; the ``plot`` extra).
 """
 
 from __future__ import annotations

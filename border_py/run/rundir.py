@@ -1,6 +1,6 @@
 """``RunDir``: the one owner of a run's model directory, from the first check to the last upload.
 
-It is the trainers' :class:`~border_py.model_dir.ModelDir` (the lock, crash recovery, the saves) with the
+It is the trainers' `ModelDir` (the lock, crash recovery, the saves) with the
 files the run layer writes beside them.
 
 ::
@@ -12,9 +12,9 @@ files the run layer writes beside them.
       tensorboard/    event files
       mlflow_run_id   the MLflow run this directory records to (kept across resumes)
 
-Order is law: :meth:`RunDir.hold` takes the lock and cleans up after a crashed save; the caller then builds
+Order is law: `RunDir.hold` takes the lock and cleans up after a crashed save; the caller then builds
 and checks everything that can fail (the env, the agent, the pairing, the resume point); only then does
-:meth:`RunDir.start` clear an old run (``--overwrite``) and write ``config.yaml``. A model directory is
+`RunDir.start` clear an old run (``--overwrite``) and write ``config.yaml``. A model directory is
 untrusted input: nothing here writes or removes through a symbolic link found in it.
 """
 
@@ -44,7 +44,7 @@ class RunDir(ModelDir):
     """A run's model directory, as the run layer uses it.
 
     Args:
-        path: the directory (created by :meth:`hold` when missing).
+        path: the directory (created by `hold` when missing).
 
     Examples:
         >>> import tempfile
@@ -55,7 +55,7 @@ class RunDir(ModelDir):
 
     @contextmanager
     def hold(self) -> Iterator[RunDir]:
-        """:meth:`ModelDir.hold`, typed for the run layer."""
+        """`ModelDir.hold`, typed for the run layer."""
         with super().hold():
             yield self
 
@@ -126,7 +126,7 @@ class RunDir(ModelDir):
 
     def read_config(self, trust_code: Trust = False) -> AnyExperiment:
         """The experiment this directory's run was started with; a module it names is imported only with
-        ``trust_code`` (:func:`border_py.run.codec.load_experiment`).
+        ``trust_code`` (`border_py.run.codec.load_experiment`).
 
         Raises:
             FileNotFoundError: no ``config.yaml`` here (the message says what to pass instead).

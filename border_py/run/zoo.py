@@ -1,6 +1,6 @@
 """The zoo: tuned settings per algorithm, keyed by env id, shipped as YAML in ``border_py/zoo/``.
 
-One file per algorithm (``dqn.yaml``), as RL Zoo's ``hyperparams/``. Each file holds::
+One file per algorithm (``dqn.yaml``), as RL Zoo's ``hyperparams/``. Each file holds:
 
     defaults:          # the algorithm's experiment for an env without an entry (its id becomes env.name)
       ...

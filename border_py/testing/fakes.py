@@ -1,7 +1,7 @@
 """Deterministic fakes of every role, for tests and docs.
 
-A :class:`CountingEnv` observes its own global step count and pays 1.0 per step, a :class:`FakeAgent`
-counts its opt calls, a :class:`ScriptedEvaluator` returns scores from a list: together they let a test
+A `CountingEnv` observes its own global step count and pays 1.0 per step, a `FakeAgent`
+counts its opt calls, a `ScriptedEvaluator` returns scores from a list: together they let a test
 assert exactly when the trainer optimises, evaluates, records and saves.
 """
 
@@ -27,7 +27,7 @@ from border_py.trainer import Trainer, TrainerConfig
 
 @attrs.frozen(kw_only=True)
 class CountingEnvConfig:
-    """Config of :class:`CountingEnv`."""
+    """Config of `CountingEnv`."""
 
     episode_length: int = attrs.field(default=5, validator=attrs.validators.gt(0))
     """In env steps: every episode ends after this many."""
@@ -106,7 +106,7 @@ class CountingEnv:
 
 @attrs.frozen(kw_only=True)
 class FakeItem:
-    """The item :class:`RecordingStepProcessor` emits."""
+    """The item `RecordingStepProcessor` emits."""
 
     obs: int
     act: int
@@ -116,7 +116,7 @@ class FakeItem:
 
 
 class RecordingStepProcessor:
-    """Emits a :class:`FakeItem` per step, keeping the previous observation."""
+    """Emits a `FakeItem` per step, keeping the previous observation."""
 
     def __init__(self) -> None:
         self._prev: int | None = None
@@ -141,7 +141,7 @@ class RecordingStepProcessor:
 
 @attrs.frozen(kw_only=True)
 class RecordingStepProcessorConfig:
-    """Config of :class:`RecordingStepProcessor`."""
+    """Config of `RecordingStepProcessor`."""
 
     def build(self) -> RecordingStepProcessor:
         """Builds the step processor."""
@@ -181,7 +181,7 @@ class ListBuffer:
 
 @attrs.frozen(kw_only=True)
 class ListBufferConfig:
-    """Config of :class:`ListBuffer`."""
+    """Config of `ListBuffer`."""
 
     def build(self, seed: int) -> ListBuffer:
         """Builds an empty buffer."""
@@ -189,9 +189,9 @@ class ListBufferConfig:
 
 
 class ListDataset:
-    """A fixed dataset of ``n_items`` :class:`FakeItem` s (item ``i`` has ``obs = i``); ``batch(n)`` draws
+    """A fixed dataset of ``n_items`` `FakeItem` s (item ``i`` has ``obs = i``); ``batch(n)`` draws
     ``n`` of them with a seeded RNG, whose state ``save`` writes (the sample side alone, for
-    :class:`~border_py.trainer.OfflineTrainer`).
+    `OfflineTrainer`).
 
     Attributes:
         drawn: the ``obs`` of every item drawn so far, in order.
@@ -230,7 +230,7 @@ class ListDataset:
 
 @attrs.frozen(kw_only=True)
 class ListDatasetConfig:
-    """Config of :class:`ListDataset`."""
+    """Config of `ListDataset`."""
 
     n_items: int = attrs.field(default=20, validator=attrs.validators.ge(0))
     """How many items the dataset holds."""
@@ -321,12 +321,12 @@ class ScriptedEvaluator:
 FakeTrainer = Trainer[
     AnyEnv[int, int], StepProcessor[int, int, FakeItem], TrainingBuffer[FakeItem, list[FakeItem]]
 ]
-"""The trainer :func:`counting_trainer` builds."""
+"""The trainer `counting_trainer` builds."""
 
 
 def counting_trainer(config: TrainerConfig, episode_length: int = 5) -> FakeTrainer:
-    """A trainer over a :class:`CountingEnv` (episodes of ``episode_length``), a
-    :class:`RecordingStepProcessor` and a :class:`ListBuffer`: drive it with a :class:`FakeAgent`."""
+    """A trainer over a `CountingEnv` (episodes of ``episode_length``), a
+    `RecordingStepProcessor` and a `ListBuffer`: drive it with a `FakeAgent`."""
     return Trainer(
         config,
         CountingEnvConfig(episode_length=episode_length),

@@ -16,7 +16,7 @@ Frames = npt.NDArray[np.uint8]
 
 @attrs.frozen(kw_only=True)
 class PixelBanditEnvConfig:
-    """Config of :class:`PixelBanditEnv`.
+    """Config of `PixelBanditEnv`.
 
     Examples:
         >>> PixelBanditEnvConfig(size=36).build(seed=0).reset().shape

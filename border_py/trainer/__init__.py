@@ -1,15 +1,15 @@
 """Training: one bookkeeping core, one loop, a regime for each way items arrive.
 
-- :mod:`~border_py.trainer.config`: ``TrainerConfig``, the schedule every regime shares.
-- :mod:`~border_py.trainer.bookkeeper`: ``Bookkeeper``, what happens after each opt step (evaluation,
+- `config`: ``TrainerConfig``, the schedule every regime shares.
+- `bookkeeper`: ``Bookkeeper``, what happens after each opt step (evaluation,
   best model, records, periodic saves, stopping).
-- :mod:`~border_py.trainer.loop`: the one loop and the ``Regime`` seam.
-- :mod:`~border_py.trainer.online`: ``Trainer[E, P, R]``, online training, with
-  :mod:`~border_py.trainer.sampler` (``SyncSampler``) beside it.
-- :mod:`~border_py.trainer.offline`: ``OfflineTrainer``, training on a fixed dataset.
-- :mod:`~border_py.trainer.state`: the checkpoint's trainer state (JSON) and the resume checks.
-- :mod:`~border_py.trainer.interrupts`: SIGINT and SIGTERM.
-- :mod:`~border_py.trainer.result`: ``TrainResult``.
+- `loop`: the one loop and the ``Regime`` seam.
+- `online`: ``Trainer[E, P, R]``, online training, with
+  `sampler` (``SyncSampler``) beside it.
+- `offline`: ``OfflineTrainer``, training on a fixed dataset.
+- `state`: the checkpoint's trainer state (JSON) and the resume checks.
+- `interrupts`: SIGINT and SIGTERM.
+- `result`: ``TrainResult``.
 """
 
 from border_py.trainer.bookkeeper import Bookkeeper

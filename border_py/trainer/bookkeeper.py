@@ -43,7 +43,7 @@ class Bookkeeper(Generic[O, A]):
         take_record: the regime's own numbers since the last call, recorded at each ``record_interval``
             beside the counters (online: ``time/fps``, ``time/act_seconds``, ``time/env_seconds``;
             offline: none).
-        write_state: writes the training state (the regime's and :meth:`state_dict`) into a checkpoint.
+        write_state: writes the training state (the regime's and `state_dict`) into a checkpoint.
         observers: hear each evaluation; one returning ``True`` stops training (``stop_reason``
             ``"observer"``).
 
@@ -246,7 +246,7 @@ class Bookkeeper(Generic[O, A]):
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restores what :meth:`state_dict` returned.
+        """Restores what `state_dict` returned.
 
         Raises:
             ValueError: ``state`` lacks a counter or holds one of the wrong type.

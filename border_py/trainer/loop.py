@@ -10,10 +10,10 @@
             books.after_skip() if record is None else books.after_opt(record, seconds)
     books.finish(interrupted);  raise TrainingInterrupted on a signal
 
-A :class:`Regime` decides where items come from and when an opt step is due: online, a sampler steps the
-env and pushes items (:class:`~border_py.trainer.online.OnlineRegime`); offline, nothing comes in and one
-opt step is due per turn (:class:`~border_py.trainer.offline.OfflineRegime`). Everything after an opt step
-is the :class:`~border_py.trainer.bookkeeper.Bookkeeper`'s.
+A `Regime` decides where items come from and when an opt step is due: online, a sampler steps the
+env and pushes items (`OnlineRegime`); offline, nothing comes in and one
+opt step is due per turn (`OfflineRegime`). Everything after an opt step
+is the `Bookkeeper`'s.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import check_same_setup, read_trainer_state, write_trainer_state
 
 OnStart = Callable[[], None] | None
-"""Called once a run has loaded everything, before its first step (see :meth:`PreparedRun.run`)."""
+"""Called once a run has loaded everything, before its first step (see `PreparedRun.run`)."""
 
 
 class Regime(Protocol):
@@ -79,7 +79,7 @@ class Regime(Protocol):
         ...
 
     def restore(self, path: Path, state: dict[str, Any], books: Bookkeeper[Any, Any]) -> None:
-        """Restores what :meth:`state_dict` and :meth:`save_files` saved in checkpoint ``path``, after the
+        """Restores what `state_dict` and `save_files` saved in checkpoint ``path``, after the
         books were restored."""
         ...
 
@@ -167,7 +167,7 @@ def check_agent_fits(
 
 @contextmanager
 def training_session(config: TrainerConfig, resume_from: Path | str | None) -> Iterator[None]:
-    """Holds ``model_dir`` for the run (:meth:`~border_py.model_dir.ModelDir.hold`: writable, locked,
+    """Holds ``model_dir`` for the run (`hold`: writable, locked,
     recovered) and refuses a model directory holding another run's saves unless this one resumes. Nothing
     to do without a ``model_dir``.
 
@@ -262,12 +262,12 @@ def _show(bar: tqdm.tqdm[Any], books: Bookkeeper[Any, Any], by_opts: bool, progr
 
 class PreparedRun:
     """A run whose components are built and whose every check has passed (``Trainer.prepare``): nothing
-    is written until :meth:`run`. Close it (or use it as a context manager) to release what it built when
+    is written until `run`. Close it (or use it as a context manager) to release what it built when
     it is not run.
 
     Args:
         start: trains with the recorder and the progress flag it is given.
-        release: closes what was built (the env); called once, after the run or by :meth:`close`.
+        release: closes what was built (the env); called once, after the run or by `close`.
     """
 
     def __init__(

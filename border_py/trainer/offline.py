@@ -1,9 +1,9 @@
 """``OfflineTrainer``: training on a fixed dataset, with the online trainer's bookkeeping.
 
 Every turn of the loop is one opt step on batches of a read-only
-:class:`~border_py.base.DatasetBuffer`; evaluation (in an evaluator's own env), ``model_dir/best``, records,
+`DatasetBuffer`; evaluation (in an evaluator's own env), ``model_dir/best``, records,
 periodic checkpoints, ``max_opts``, ``stop_score``, interrupts and exact resume are those of
-:class:`~border_py.trainer.Trainer`, from the same code (:func:`~border_py.trainer.loop.run_training`).
+`Trainer`, from the same code (`run_training`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class OfflineTrainer(Generic[D]):
     ) -> PreparedRun:
         """Builds the dataset (unless the caller built it with ``dataset_config`` and ``config.seed``
         already, to size the agent from it) and runs every check of the run, writing nothing (see
-        :meth:`border_py.trainer.Trainer.prepare`); here also an empty dataset or a batch larger than it.
+        `border_py.trainer.Trainer.prepare`); here also an empty dataset or a batch larger than it.
         """
         config = self.config
         check_agent_fits(config, agent, self.dataset_config, evaluator)
@@ -140,9 +140,9 @@ class OfflineTrainer(Generic[D]):
         resume_from: Path | str | None = None,
     ) -> TrainResult:
         """Runs opt steps until ``max_opts``, an evaluation scoring ``stop_score`` or an observer's stop:
-        :meth:`prepare`, then :meth:`PreparedRun.run`.
+        `prepare`, then `PreparedRun.run`.
 
-        Arguments, returns and errors are those of :meth:`border_py.trainer.Trainer.train`; here
+        Arguments, returns and errors are those of `border_py.trainer.Trainer.train`; here
         ``env_steps`` stays 0 and ``ValueError`` also means an empty dataset or a batch larger than it.
         """
         return self.prepare(agent, evaluator, resume_from=resume_from).run(recorder, progress=progress)
@@ -170,7 +170,7 @@ sampling state is loaded)."""
 
 
 class OfflineRegime(Generic[B]):
-    """The offline :class:`~border_py.trainer.loop.Regime`: no experience comes in, one opt step is due
+    """The offline `Regime`: no experience comes in, one opt step is due
     per turn; a checkpoint holds the dataset's sampling state."""
 
     name = "offline"
@@ -180,7 +180,7 @@ class OfflineRegime(Generic[B]):
         self.dataset = dataset
 
     def setup(self) -> dict[str, Any]:
-        """The trainer's :meth:`OfflineTrainer.setup`, with the dataset's size."""
+        """The trainer's `OfflineTrainer.setup`, with the dataset's size."""
         return self.trainer.setup(len(self.dataset))
 
     def same_on_resume(self) -> tuple[str, ...]:

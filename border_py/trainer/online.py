@@ -1,7 +1,7 @@
 """``Trainer[E, P, R]``: online training. Builds the env, step processor and replay buffer from their
-configs; a :class:`~border_py.trainer.sampler.SyncSampler` feeds the buffer between opt steps.
+configs; a `SyncSampler` feeds the buffer between opt steps.
 
-The loop (online)::
+The loop (online):
 
     build env(seed), step processor, buffer, sampler;  agent.train()
     loop:
@@ -63,7 +63,7 @@ class Trainer(Generic[E, P, R]):
     ``VecEnv``), so a step processor whose item type differs from the buffer's, or an env whose
     observations it cannot read, is a type error ("Cannot infer value of type parameter"). ``train`` then
     requires an ``Agent[O, A, B]`` and an ``Evaluator[O, A]``. Annotate a trainer you pass around as
-    :data:`TrainerOf` ``[O, A, I, B]``, not ``Trainer[Any, Any, Any]``, which switches both checks off.
+    `TrainerOf` ``[O, A, I, B]``, not ``Trainer[Any, Any, Any]``, which switches both checks off.
 
     Args:
         config: the schedule.
@@ -108,11 +108,11 @@ class Trainer(Generic[E, P, R]):
     ) -> PreparedRun:
         """Builds the env (once) and the buffer and runs every check of the run, writing nothing: an
         evaluator for ``eval_interval``, the agent's batch against the buffer, a rollout buffer's shape
-        against the env, and the resume point against this setup. :meth:`PreparedRun.run` then trains
+        against the env, and the resume point against this setup. `PreparedRun.run` then trains
         (taking ``model_dir``'s lock first).
 
         Raises:
-            ValueError, FileNotFoundError: a check failed (see :meth:`train`); nothing was written.
+            ValueError, FileNotFoundError: a check failed (see `train`); nothing was written.
         """
         config = self.config
         check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
@@ -156,8 +156,8 @@ class Trainer(Generic[E, P, R]):
         resume_from: Path | str | None = None,
     ) -> TrainResult:
         """Runs the training loop until ``max_opts`` opt steps, ``max_env_steps`` env steps, an
-        evaluation scoring ``stop_score`` or an observer's stop, whichever comes first: :meth:`prepare`,
-        then :meth:`PreparedRun.run`.
+        evaluation scoring ``stop_score`` or an observer's stop, whichever comes first: `prepare`,
+        then `PreparedRun.run`.
 
         Args:
             agent: the agent to train; it is left in train mode.
@@ -166,7 +166,7 @@ class Trainer(Generic[E, P, R]):
             evaluator: scores the agent every ``eval_interval`` opt steps (and tells ``observers``).
             progress: show a progress bar (over opt steps, or env steps when only ``max_env_steps`` is set).
             resume_from: a checkpoint directory (``model_dir/<opt_steps>``, e.g. from
-                :func:`~border_py.checkpoint.latest_checkpoint`) to continue from: the agent, counters,
+                `latest_checkpoint`) to continue from: the agent, counters,
                 evaluations, best score, RNG states, the unfinished episode and (if saved) the buffer.
 
         Returns:
@@ -218,7 +218,7 @@ checks that ``Trainer[Any, Any, Any]`` switches off."""
 
 
 class OnlineRegime(Generic[O, A, I, B]):
-    """The online :class:`~border_py.trainer.loop.Regime`: each turn takes one sampler step (one env step,
+    """The online `Regime`: each turn takes one sampler step (one env step,
     or one in every sub-env) and calls for one opt step per multiple of ``opt_interval`` passed after the
     warm-up. A checkpoint holds the sampler's unfinished episode and, with ``checkpoint_buffer``, the
     buffer."""
@@ -244,7 +244,7 @@ class OnlineRegime(Generic[O, A, I, B]):
         )
 
     def setup(self) -> dict[str, Any]:
-        """The trainer's :meth:`Trainer.setup`."""
+        """The trainer's `Trainer.setup`."""
         return self.trainer.setup()
 
     def same_on_resume(self) -> tuple[str, ...]:

@@ -34,14 +34,14 @@ def _push(step_processor: StepProcessor[O, A, I], step: Step[O, A], buffer: Expe
 class SyncSampler(Generic[O, A, I]):
     """Owns an env and a step processor; one call is one env step.
 
-    With a :class:`~border_py.base.VecEnv` of ``N`` sub-envs it owns ``N`` step processors (one per
+    With a `VecEnv` of ``N`` sub-envs it owns ``N`` step processors (one per
     sub-env, so an n-step processor never mixes two episodes); one call is then one step of every sub-env,
-    with the actions of one :func:`~border_py.base.policy.sample_all` call (one network forward for an
+    with the actions of one `sample_all` call (one network forward for an
     agent with ``sample_batch``), and pushes the items of all ``N``.
 
     The first call resets the env and the step processor(s). After an episode end the env has reset itself
     and the step processor has re-based on ``Step.init_obs``, so the sampler only carries the current
-    observation, and the actions of the current episode for checkpoints: :meth:`load_state_dict` starts
+    observation, and the actions of the current episode for checkpoints: `load_state_dict` starts
     the saved episode again and replays them, which rebuilds the env's state and the step processor's
     (an n-step processor's pending rewards) without either having to serialise itself.
 
@@ -173,10 +173,10 @@ class SyncSampler(Generic[O, A, I]):
         the way are dropped (the saved buffer already holds them).
 
         If the replay does not end at the saved observation (an env whose dynamics do not depend on its
-        RNG alone), a :class:`ResumeWarning` says so and a new episode starts instead.
+        RNG alone), a `ResumeWarning` says so and a new episode starts instead.
 
         Raises:
-            ValueError: ``state`` is not what :meth:`state_dict` returns.
+            ValueError: ``state`` is not what `state_dict` returns.
         """
         self._episode_actions.clear()
         if self._single is None:

@@ -4,7 +4,7 @@
 (the sampler's unfinished episode online). It is JSON, so reading it can never run code: a pickle can, and
 earlier versions of border_py wrote ``trainer_state.pkl``, which this version refuses to read.
 
-JSON has no arrays and no infinities, so two tagged objects carry them::
+JSON has no arrays and no infinities, so two tagged objects carry them:
 
     {"__ndarray__": "<base64 of the raw bytes>", "dtype": "<f4", "shape": [4]}   # bool, int, uint, float
     {"__float__": "-inf"}                                                        # inf, -inf, nan
@@ -79,7 +79,7 @@ def encode(value: Any, where: str = "state") -> Any:
 
 
 def decode(data: Any, where: str = "state") -> Any:
-    """The inverse of :func:`encode`.
+    """The inverse of `encode`.
 
     Raises:
         CheckpointError: a tagged object is malformed, or an array has a dtype that is not a plain number.
@@ -239,7 +239,7 @@ def legacy_state_message(path: Path) -> str:
 def describe_config(config: object, field: str) -> Any:
     """A stable description of a component's config as plain data, for ``meta.yaml`` and the resume check.
 
-    An attrs class is described by its fields (:func:`~border_py.config.to_dict`), a dataclass likewise,
+    An attrs class is described by its fields (`to_dict`), a dataclass likewise,
     an object with a ``to_dict()`` method by what it returns, and any other object by its type's name and
     its attributes (``vars``). Never by ``repr``: that holds a memory address, different in every process.
 

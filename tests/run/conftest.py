@@ -39,7 +39,7 @@ def make_dataset(dataset_id: str, env: str, data: Path, steps: int = 300) -> Non
 def tiny(
     data: dict[str, Any], model_dir: Path, data_path: Path | None = None, opts: int = 4
 ) -> dict[str, Any]:
-    """A zoo entry's experiment data with a budget of seconds (:func:`tiny_changes`), saving into
+    """A zoo entry's experiment data with a budget of seconds (`tiny_changes`), saving into
     ``model_dir``."""
     changes = tiny_changes(data, data_path, opts)
     return merge(data, merge(changes, {"trainer": {"model_dir": str(model_dir)}}))

@@ -115,7 +115,13 @@ def test_a_whole_experiment_from_yaml_and_a_users_env_by_import_path(
         "agent: {type: dqn, batch_size: 16}\ntrainer: {max_opts: 10, warmup_period: 32}\n"
     )
     assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "a"), "--no-progress"]) == 0
-    user = ["--env", "examples.corridor_native:make_config", "--model-dir", str(tmp_path / "b"), "--no-progress"]
+    user = [
+        "--env",
+        "examples.corridor_native:make_config",
+        "--model-dir",
+        str(tmp_path / "b"),
+        "--no-progress",
+    ]
     assert main(["train", "dqn", *user, "--set", "trainer.max_opts=10", "trainer.warmup_period=32"]) == 0
     assert "type: examples.corridor_native:CorridorConfig" in (tmp_path / "b" / "config.yaml").read_text()
     config.write_text("env: {name: CartPole-v1}\nenv: {name: Acrobot-v1}\n")

@@ -4,6 +4,7 @@ optional dependencies, and docs that live in the repository."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -137,3 +138,16 @@ def test_nothing_in_the_repository_points_outside_it() -> None:
     pointing = [f for f in texts if "../shared" in (ROOT / f).read_text()]
     assert pointing == [f for f in pointing if f.endswith("test_structure.py")]
     assert (ROOT / "docs" / "architecture.md").is_file()
+
+
+def test_the_version_is_the_projects_and_the_changelog_releases_it() -> None:
+    import tomllib
+
+    import border_py
+
+    root = Path(__file__).resolve().parents[2]
+    version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert border_py.__version__ == version
+    assert re.search(
+        rf"^## {re.escape(version)} \(\d{{4}}-\d\d-\d\d\)$", (root / "CHANGELOG.md").read_text(), re.M
+    )

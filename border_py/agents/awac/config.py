@@ -18,7 +18,7 @@ from border_py.config import layer_sizes, positive_finite
 
 @attrs.frozen(kw_only=True)
 class AwacConfig:
-    """Config of :class:`~border_py.agents.awac.Awac`; the defaults are CORL's.
+    """Config of `Awac`; the defaults are CORL's.
 
     The discount is not here: each transition carries its own (the dataset's ``gamma``).
 
@@ -52,7 +52,7 @@ class AwacConfig:
 
     def build(self, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None) -> Awac:
         """The agent, sized by ``spaces``, with initial weights from ``seed``; ``obs_stats``: the dataset's
-        observation mean and std (:func:`border_py.datasets.observation_stats`), used with ``normalize_obs``.
+        observation mean and std (`border_py.datasets.observation_stats`), used with ``normalize_obs``.
 
         Raises:
             TypeError: the agent cannot act in ``spaces``.

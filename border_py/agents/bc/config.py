@@ -18,7 +18,7 @@ from border_py.config import layer_sizes, positive_finite
 
 @attrs.frozen(kw_only=True)
 class BcConfig:
-    """Config of :class:`~border_py.agents.bc.Bc`; the defaults are d3rlpy's.
+    """Config of `Bc`; the defaults are d3rlpy's.
 
     Examples:
         >>> BcConfig(policy="gaussian").batch_size
@@ -42,7 +42,7 @@ class BcConfig:
 
     def build(self, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None) -> Bc:
         """The agent, sized by ``spaces``, with initial weights from ``seed``; ``obs_stats``: the dataset's
-        observation mean and std (:func:`border_py.datasets.observation_stats`), used with ``normalize_obs``.
+        observation mean and std (`border_py.datasets.observation_stats`), used with ``normalize_obs``.
 
         Raises:
             TypeError: the agent cannot act in ``spaces``.

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 @attrs.frozen(kw_only=True)
 class CqlConfig:
-    """Config of :class:`~border_py.agents.cql.Cql`; the defaults are CORL's for the D4RL locomotion tasks.
+    """Config of `Cql`; the defaults are CORL's for the D4RL locomotion tasks.
 
     The discount is not here: each transition carries its own (the dataset's ``gamma``).
 

@@ -1,5 +1,5 @@
 """The DQN agent: its Q-network and TD loss on top of
-:class:`~border_py.agents.value_based.ValueBasedAgent`."""
+`ValueBasedAgent`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Config of the DQN agent (its explorers' configs live in :mod:`border_py.agents.explorers`)."""
+"""Config of the DQN agent (its explorers' configs live in `border_py.agents.explorers`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ __all__ = ["DqnConfig", "EpsilonGreedyConfig", "SoftmaxConfig"]
 
 @attrs.frozen(kw_only=True)
 class DqnConfig:
-    """Config of :class:`~border_py.agents.dqn.Dqn`.
+    """Config of `Dqn`.
 
     The discount is not here: each transition carries its own (``gamma^k``), set by the step processor
     (``SimpleStepProcessorConfig.gamma`` or ``NStepStepProcessorConfig``).

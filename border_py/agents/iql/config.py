@@ -20,7 +20,7 @@ _unit_open = [attrs.validators.gt(0.0), attrs.validators.lt(1.0)]
 
 @attrs.frozen(kw_only=True)
 class IqlConfig:
-    """Config of :class:`~border_py.agents.iql.Iql`; the defaults are the paper's and CORL's for MuJoCo.
+    """Config of `Iql`; the defaults are the paper's and CORL's for MuJoCo.
 
     The discount is not here: each transition carries its own (the dataset's ``gamma``).
 
@@ -62,7 +62,7 @@ class IqlConfig:
 
     def build(self, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None) -> Iql:
         """The agent, sized by ``spaces``, with initial weights from ``seed``; ``obs_stats``: the dataset's
-        observation mean and std (:func:`border_py.datasets.observation_stats`), used with ``normalize_obs``.
+        observation mean and std (`border_py.datasets.observation_stats`), used with ``normalize_obs``.
 
         Raises:
             TypeError: the agent cannot act in ``spaces``.

@@ -1,5 +1,5 @@
 """The IQN agent: its quantile network and quantile Huber loss on top of
-:class:`~border_py.agents.value_based.ValueBasedAgent`."""
+`ValueBasedAgent`."""
 
 from __future__ import annotations
 

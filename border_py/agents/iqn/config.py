@@ -58,7 +58,7 @@ TauSampling = UniformTaus | EvenTaus | FixedTaus
 
 @attrs.frozen(kw_only=True)
 class IqnConfig:
-    """Config of :class:`~border_py.agents.iqn.Iqn`.
+    """Config of `Iqn`.
 
     The network is ``Z(s, tau) = f(psi(s) * phi(tau))``: ``psi`` an MLP to ``embed_dim`` units, ``phi`` a
     linear layer over ``cos(pi i tau)`` for ``i = 0 .. n_cos - 1``, ``f`` an MLP to one quantile per action.

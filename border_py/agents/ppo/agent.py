@@ -34,7 +34,7 @@ _STATE_KEYS = ("optimizer", "generator", "obs_rms", "ret_rms", "returns", "env_s
 
 class Ppo(TrainEvalMode):
     """Proximal policy optimisation (Schulman et al., 2017) with GAE, over rollouts of a
-    :class:`~border_py.replay_buffer.RolloutBuffer`.
+    `RolloutBuffer`.
 
     Acting: a Categorical over ``n_actions`` logits, or a Gaussian around the mean action with a
     state-independent standard deviation (or gSDE's state-dependent noise). Continuous actions are not
@@ -180,7 +180,7 @@ class Ppo(TrainEvalMode):
         return act
 
     def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[Any]]:
-        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        """`sample` for the observations of a vector env, with one forward pass for all."""
         acts = self._act(np.stack(obs), len(obs))
         return [acts[i, ...] for i in range(len(obs))]
 

@@ -20,7 +20,7 @@ _DEFAULT_MAX_GRAD_NORM: float | None = 0.5
 
 @attrs.frozen(kw_only=True)
 class PpoConfig:
-    """Config of :class:`~border_py.agents.ppo.Ppo`; the defaults are Stable-Baselines3's.
+    """Config of `Ppo`; the defaults are Stable-Baselines3's.
 
     The discount is not here: each transition carries its own (``SimpleStepProcessorConfig.gamma``). The
     rollout's length is the buffer's (``RolloutBufferConfig.n_steps``).

@@ -55,7 +55,7 @@ class TwinMlp(nn.Module):
 
 
 class ActorCritic(nn.Module):
-    """``latent_pi, latent_vf = body(obs)`` (a :class:`TwinMlp`: separate policy and value networks);
+    """``latent_pi, latent_vf = body(obs)`` (a `TwinMlp`: separate policy and value networks);
     the action head maps ``latent_pi`` to logits (discrete) or the mean action (continuous), the value
     head ``latent_vf`` to ``V(obs)``.
 

@@ -148,15 +148,15 @@ class Sac(TrainEvalMode):
         return act
 
     def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
-        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        """`sample` for the observations of a vector env, with one forward pass for all."""
         return list(self._act(np.stack(obs), len(obs)))
 
     def acting_state(self) -> dict[str, Any]:
-        """The policy network's weights as numpy arrays (:class:`~border_py.base.SyncModel`)."""
+        """The policy network's weights as numpy arrays (`SyncModel`)."""
         return {"actor": state_arrays(self.actor)}
 
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
-        """Loads :meth:`acting_state`'s weights into the policy network (SAC has no schedule in env
+        """Loads `acting_state`'s weights into the policy network (SAC has no schedule in env
         steps)."""
         load_state_arrays(self.actor, state["actor"], "SAC")
 

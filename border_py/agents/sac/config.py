@@ -17,7 +17,7 @@ from border_py.config import finite, layer_sizes, positive_finite
 
 @attrs.frozen(kw_only=True)
 class SacConfig:
-    """Config of :class:`~border_py.agents.sac.Sac`.
+    """Config of `Sac`.
 
     The discount is not here: each transition carries its own, set by the step processor. Action bounds
     are not here either: the agent takes them from the env's Box action space.

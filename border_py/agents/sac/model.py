@@ -1,5 +1,5 @@
 """SAC's policy network: a tanh-squashed Gaussian (its critics are the toolkit's
-:class:`~border_py.agents.toolkit.CriticEnsemble`)."""
+`CriticEnsemble`)."""
 
 from __future__ import annotations
 

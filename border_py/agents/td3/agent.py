@@ -60,7 +60,7 @@ def smoothed_td_target(
 
 class Td3(TrainEvalMode):
     """Twin delayed deep deterministic policy gradient (Fujimoto et al., 2018) for Box action spaces; DDPG
-    (Lillicrap et al., 2016) with :meth:`Td3Config.ddpg`.
+    (Lillicrap et al., 2016) with `Td3Config.ddpg`.
 
     Eval-mode actions are the policy's; train-mode actions add exploration noise (Gaussian, or
     Ornstein-Uhlenbeck, which runs on across episodes: the agent does not see their ends) and are clipped
@@ -165,15 +165,15 @@ class Td3(TrainEvalMode):
         return act
 
     def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
-        """:meth:`sample` for the observations of a vector env, with one forward pass for all."""
+        """`sample` for the observations of a vector env, with one forward pass for all."""
         return list(self._act(np.stack(obs), len(obs)))
 
     def acting_state(self) -> dict[str, Any]:
-        """The policy network's weights and the update count (:class:`~border_py.base.SyncModel`)."""
+        """The policy network's weights and the update count (`SyncModel`)."""
         return {"actor": state_arrays(self.actor), "updates": self.updates}
 
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
-        """Loads :meth:`acting_state` into the policy network (an actor acts uniformly until the learner's
+        """Loads `acting_state` into the policy network (an actor acts uniformly until the learner's
         first update)."""
         load_state_arrays(self.actor, state["actor"], "TD3")
         self.updates = int(state["updates"])

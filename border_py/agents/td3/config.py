@@ -1,4 +1,4 @@
-"""Config of the TD3 agent (DDPG is a configuration of it: :meth:`Td3Config.ddpg`)."""
+"""Config of the TD3 agent (DDPG is a configuration of it: `Td3Config.ddpg`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _non_negative(instance: object, attribute: attrs.Attribute[float], value: fl
 
 @attrs.frozen(kw_only=True)
 class Td3Config:
-    """Config of :class:`~border_py.agents.td3.Td3`; the defaults are Fujimoto et al.'s TD3 (and SB3's).
+    """Config of `Td3`; the defaults are Fujimoto et al.'s TD3 (and SB3's).
 
     Noises are in half action ranges: a std of 0.1 on a ``[-2, 2]`` action is 0.2. The discount is the
     step processor's, carried by each transition; action bounds come from the env's Box action space.

@@ -1,5 +1,5 @@
 """TD3's policy network: a deterministic action squashed into the Box (its critics are the toolkit's
-:class:`~border_py.agents.toolkit.CriticEnsemble`)."""
+`CriticEnsemble`)."""
 
 from __future__ import annotations
 

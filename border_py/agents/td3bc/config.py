@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 @attrs.frozen(kw_only=True)
 class Td3BcConfig:
-    """Config of :class:`~border_py.agents.td3bc.Td3Bc`; the defaults are the paper's and CORL's.
+    """Config of `Td3Bc`; the defaults are the paper's and CORL's.
 
     Noises are in half action ranges. The discount is the dataset's, carried by each transition.
 
