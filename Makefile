@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks
 MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
-.PHONY: install demo test test-slow test-atari datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
+.PHONY: install demo test test-integration test-slow test-atari datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -27,11 +27,17 @@ demo: $(STAMP)
 	$(VENV)/bin/border-py train dqn --env CartPole-v1 --overwrite --model-dir $(MODEL_DIR)
 	$(VENV)/bin/border-py eval --model-dir $(MODEL_DIR)
 
-# The default suite: type check, then every test not marked slow, on 2 workers (a whole test file per worker:
-# the Ray and MLflow tests keep one session each).
+# The default tier, before every commit (under 2 minutes on an idle 2-core machine): type check, then the
+# unit, agent, typing and fast run tests on 2 workers.
 test: $(STAMP)
 	$(PY) -m mypy $(SRC)
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "unit and not slow and not atari and not browser"
+
+# The integration tier (CI runs it after the default one): every example and documented command with a tiny
+# budget, short learning runs, a real MLflow server, a local Ray, Optuna, kill tests. A whole test file per
+# worker: the Ray and MLflow tests keep one session each.
+test-integration: $(STAMP)
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "integration and not slow and not atari and not browser"
 
 # The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
 test-slow: $(STAMP)

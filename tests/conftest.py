@@ -17,3 +17,20 @@ def _restore_torch_settings() -> Iterator[None]:
     yield
     torch.set_num_threads(threads)
     torch.set_flush_denormal(False)
+
+
+INTEGRATION_DIRS = ("smoke", "functional", "integration")
+"""The integration tier's folders: every example with a tiny budget, learning runs, real servers and kills."""
+INTEGRATION_MARKS = ("smoke", "functional", "integration")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test carries its tier's marker: ``integration`` for the folders above and for a test marked
+    ``smoke`` or ``functional`` elsewhere (a short learning run among an agent's tests), ``unit`` for the
+    rest (the default tier, ``make test``)."""
+    for item in items:
+        folder = item.path.parent.name
+        if folder in INTEGRATION_DIRS:
+            item.add_marker(folder)
+        marks = {mark.name for mark in item.iter_markers()}
+        item.add_marker("integration" if marks & set(INTEGRATION_MARKS) else "unit")

@@ -78,6 +78,7 @@ def _value_gap(agent: Cql, seed: int) -> float:
         return float((agent.critic(obs, data_act) - agent.critic(obs, uniform)).mean())
 
 
+@pytest.mark.functional
 def test_the_penalty_pushes_values_down_away_from_the_datasets_actions() -> None:
     results = {}
     for weight in (1e-6, 5.0):
@@ -118,6 +119,7 @@ def test_it_samples_in_train_mode_and_acts_with_the_squashed_mean_in_eval_mode()
     assert agent.sample(obs).tolist() == agent.sample(obs).tolist()
 
 
+@pytest.mark.functional
 def test_it_learns_the_best_action_of_a_contextual_bandit_from_uniform_data() -> None:
     # One-step episodes: reward 1 - 4 (a - 0.8 s_0)^2 for uniform actions; the best action is 0.8 s_0. A
     # policy that ignores the state errs by 0.4 on average, a uniform one by about 0.55.

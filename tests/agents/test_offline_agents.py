@@ -152,6 +152,7 @@ def test_awac_advantage_and_weights_come_from_the_critics_before_the_step() -> N
     assert float(after.mean()) != pytest.approx(float(expected.mean()), rel=1e-5)
 
 
+@pytest.mark.functional
 def test_iql_weights_are_clipped_and_its_value_tracks_the_upper_expectile_of_q() -> None:
     agent = Iql(IqlConfig(batch_size=64, expectile=0.9, max_weight=5.0), 3, BOUNDS, seed=0)
     dataset = _dataset()

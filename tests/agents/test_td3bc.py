@@ -54,6 +54,7 @@ def test_the_policy_and_targets_move_every_second_update_only() -> None:
     assert not all(torch.equal(a, b) for a, b in zip(actor_tgt, _params(agent.actor_tgt), strict=True))
 
 
+@pytest.mark.functional
 def test_the_bc_term_pulls_the_policy_to_the_datasets_actions() -> None:
     # A small alpha: the behaviour-cloning term dominates the Q term (random rewards here).
     agent, dataset = _agent(alpha=0.1), _dataset()
