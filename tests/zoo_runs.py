@@ -3,10 +3,12 @@ its model directory and fields changed, trained quietly through the run layer.""
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from border_py.run import AnyExperiment, TrainOptions, train, zoo
+from border_py.run import AnyExperiment, TrainOptions, evaluate, train, zoo
 from border_py.trainer.result import TrainResult
 
 QUIET = TrainOptions(progress=False, quiet=True)
@@ -23,3 +25,21 @@ def zoo_experiment(
 def train_quietly(experiment: AnyExperiment) -> TrainResult:
     """Trains ``experiment`` with no progress bar or summary."""
     return train(experiment, QUIET)
+
+
+def median_of_three_seeds(
+    make: Callable[[int, Path], AnyExperiment], root: Path, threshold: float, max_env_steps: int
+) -> list[TrainResult]:
+    """Trains ``make(seed, root / f"seed{seed}")`` for seeds 0, 1 and 2, and checks what every learning
+    target here checks: each run stays within ``max_env_steps``, each ``best/`` reloaded scores its best,
+    and the median best reaches ``threshold``. Returns the three results."""
+    results = []
+    for seed in (0, 1, 2):
+        experiment = make(seed, root / f"seed{seed}")
+        result = train_quietly(experiment)
+        assert result.env_steps <= max_env_steps
+        assert evaluate(experiment, root / f"seed{seed}", quiet=True) == result.best_score
+        results.append(result)
+    bests = [r.best_score for r in results]
+    assert statistics.median(bests) >= threshold, bests
+    return results

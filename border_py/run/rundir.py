@@ -13,8 +13,8 @@ files the run layer writes beside them.
       mlflow_run_id   the MLflow run this directory records to (kept across resumes)
 
 Order is law: `RunDir.hold` takes the lock and cleans up after a crashed save; the caller then builds
-and checks everything that can fail (the env, the agent, the pairing, the resume point); only then does
-`RunDir.start` clear an old run (``--overwrite``) and write ``config.yaml``. A model directory is
+and checks everything that can fail (the env, the agent, the pairing, the resume point); only then do
+`RunDir.clear` remove an old run (``--overwrite``) and `RunDir.write_config` write ``config.yaml``. A model directory is
 untrusted input: nothing here writes or removes through a symbolic link found in it.
 """
 

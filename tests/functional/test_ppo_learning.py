@@ -3,7 +3,7 @@ issue's targets behind ``-m slow``; and resumes exactly."""
 
 from __future__ import annotations
 
-import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,8 +22,8 @@ from border_py import (
 )
 from border_py.agents import Ppo, PpoConfig
 from border_py.checkpoint import latest_checkpoint
-from border_py.run import Experiment, evaluate, zoo
-from tests.zoo_runs import train_quietly, zoo_experiment
+from border_py.run import AnyExperiment, Experiment, evaluate, zoo
+from tests.zoo_runs import median_of_three_seeds, train_quietly, zoo_experiment
 
 
 @pytest.mark.functional
@@ -39,27 +39,20 @@ def test_short_ppo_run_learns_cartpole_far_beyond_random_play(tmp_path: Path) ->
 @pytest.mark.slow
 def test_ppo_reaches_475_on_cartpole_within_1e5_env_steps(tmp_path: Path) -> None:
     """The zoo entry's full run (100,000 env steps), seeds 0-2: median best >= 475, reached within budget."""
-    bests, reached = [], []
-    for seed in (0, 1, 2):
-        config = zoo_experiment("ppo", "CartPole-v1", tmp_path / f"seed{seed}", trainer={"seed": seed})
-        result = train_quietly(config)
-        assert result.env_steps == 100_000
-        bests.append(result.best_score)
-        reached.append(result.env_steps_to_reach(475.0))
-    assert statistics.median(bests) >= 475.0, bests
+    results = median_of_three_seeds(_zoo_seed("CartPole-v1"), tmp_path, 475.0, 100_000)
+    assert [r.env_steps for r in results] == [100_000] * 3
+    reached = [r.env_steps_to_reach(475.0) for r in results]
     assert sum(r is not None for r in reached) >= 2, reached
 
 
 @pytest.mark.slow
 def test_ppo_reaches_minus_200_on_pendulum_within_1e5_env_steps(tmp_path: Path) -> None:
     """The zoo entry's full run with gSDE (100,000 env steps), seeds 0-2: median best >= -200."""
-    bests = []
-    for seed in (0, 1, 2):
-        config = zoo_experiment("ppo", "Pendulum-v1", tmp_path / f"seed{seed}", trainer={"seed": seed})
-        result = train_quietly(config)
-        assert result.env_steps <= 100_000
-        bests.append(result.best_score)
-    assert statistics.median(bests) >= -200.0, bests
+    median_of_three_seeds(_zoo_seed("Pendulum-v1"), tmp_path, -200.0, 100_000)
+
+
+def _zoo_seed(env_id: str) -> Callable[[int, Path], AnyExperiment]:
+    return lambda seed, model_dir: zoo_experiment("ppo", env_id, model_dir, trainer={"seed": seed})
 
 
 def _train(max_opts: int, model_dir: Path, resume_from: Path | None = None) -> tuple[Ppo, list[float]]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 import pytest
 
 from border_py.run import AnyExperiment, evaluate
-from tests.zoo_runs import train_quietly, zoo_experiment
+from tests.zoo_runs import median_of_three_seeds, train_quietly, zoo_experiment
 
 
 def _config(tmp_path: Path, seed: int) -> AnyExperiment:
@@ -29,11 +28,4 @@ def test_short_sac_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
 def test_sac_reaches_minus_200_on_pendulum_within_20k_env_steps(tmp_path: Path) -> None:
     """The zoo entry's full run (20,000 env steps), seeds 0-2: median best greedy mean >= -200 over 10
     episodes, each reproduced by reloading ``best``."""
-    bests = []
-    for seed in (0, 1, 2):
-        config = _config(tmp_path / f"seed{seed}", seed)
-        result = train_quietly(config)
-        assert result.env_steps <= 20_000
-        assert evaluate(config, tmp_path / f"seed{seed}", quiet=True) == result.best_score
-        bests.append(result.best_score)
-    assert statistics.median(bests) >= -200.0, bests
+    median_of_three_seeds(lambda seed, model_dir: _config(model_dir, seed), tmp_path, -200.0, 20_000)

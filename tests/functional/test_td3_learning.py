@@ -3,13 +3,12 @@ warm-up), and the zoo entry's full run behind ``-m slow``."""
 
 from __future__ import annotations
 
-import statistics
 from pathlib import Path
 
 import pytest
 
 from border_py.run import evaluate
-from tests.zoo_runs import train_quietly, zoo_experiment
+from tests.zoo_runs import median_of_three_seeds, train_quietly, zoo_experiment
 
 
 def test_short_td3_run_learns_far_beyond_random_play(tmp_path: Path) -> None:
@@ -35,10 +34,11 @@ def test_td3_and_ddpg_reach_minus_200_on_pendulum_within_20k_env_steps(
 ) -> None:
     """The zoo entry's full run (20,000 env steps, 10,000 of them random), seeds 0-2: median best greedy
     mean >= -200 over 10 episodes."""
-    bests = []
-    for seed in (0, 1, 2):
-        config = zoo_experiment(
-            "td3", "Pendulum-v1", tmp_path / f"seed{seed}", variant=variant, trainer={"seed": seed}
-        )
-        bests.append(train_quietly(config).best_score)
-    assert statistics.median(bests) >= -200.0, bests
+    median_of_three_seeds(
+        lambda seed, model_dir: zoo_experiment(
+            "td3", "Pendulum-v1", model_dir, variant=variant, trainer={"seed": seed}
+        ),
+        tmp_path,
+        -200.0,
+        20_000,
+    )

@@ -209,10 +209,3 @@ def test_a_signal_saves_a_checkpoint_flushes_and_exits_non_zero_then_resume_cont
     assert f"resuming from {checkpoint}" in resumed.stdout
     assert f"trained {opt_steps + 10} opt steps" in resumed.stdout
     assert latest_checkpoint(model_dir) == model_dir / str(opt_steps + 10)
-
-
-def test_fakes_used_here_are_importable() -> None:
-    # The subprocess scripts above import these by name; a rename must fail here, not as a cryptic
-    # subprocess error.
-    assert all([BufferedRecorder, Trainer, CountingEnvConfig, FakeAgent, ListBufferConfig])
-    assert all([RecordingStepProcessorConfig, ScriptedEvaluator])

@@ -99,37 +99,7 @@ def test_every_sampleable_transition_is_one_of_the_references(
     episodes: list[tuple[int, int]], n: int, stack: int, capacity: int, per: bool
 ) -> None:
     buffer, naive = _run(episodes, n, stack, capacity, per)
-    reference = {
-        _key(
-            x.obs,
-            x.act,
-            x.next_obs,
-            np.float32(x.reward),
-            x.is_terminated,
-            x.is_truncated,
-            np.float32(x.discount),
-        )
-        for x in naive
-    }
-    rows = buffer.sampleable_rows()
-    assert len(buffer) == len(rows)
-    if len(rows) == 0:
-        return
-    b = buffer.gather(rows)
-    got = [
-        _key(
-            b.obs[i],
-            b.act[i],
-            b.next_obs[i],
-            b.reward[i],
-            b.is_terminated[i],
-            b.is_truncated[i],
-            b.discount[i],
-        )
-        for i in range(len(rows))
-    ]
-    assert len(set(got)) == len(got)  # frames are unique, so every transition is
-    assert set(got) <= reference
+    _assert_sampleable_rows_are_references(buffer, naive)
 
 
 @settings(max_examples=100, deadline=None)
