@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
-SRC    := border_py tests examples benchmarks
+SRC    := border_py tests examples benchmarks campaigns
 MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
 .PHONY: install demo test test-integration test-slow test-atari datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
@@ -52,24 +52,26 @@ test-atari: $(STAMP)
 # cartpole-medium. datasets-hopper adds hopper-medium (about 30 minutes: SAC on Hopper-v5 until a greedy
 # evaluation reaches a third of D4RL's expert return, 120,000 updates here).
 datasets: $(STAMP)
-	$(PY) -m border_py.run.reference_datasets
+	$(VENV)/bin/border-py datasets
 
 datasets-hopper: $(STAMP)
-	$(PY) -m border_py.run.reference_datasets --only hopper
+	$(VENV)/bin/border-py datasets --only hopper
 
 # The reference-results table (docs/results.md) and its figures (docs/images/<run>.png): every reference
 # zoo entry's full run through `border-py train` over seeds 0-2 (about 3 hours: CQL's 20,000 updates run at
 # about 9 per second, some 35 minutes a seed; the offline runs need `make datasets` first). One run:
-# `python -m border_py.run.reference_results --runs td3_pendulum --figures docs/images`.
+# `python -m campaigns.reference --runs td3_pendulum --figures docs/images`.
 results: $(STAMP)
-	$(PY) -m border_py.run.reference_results --out runs/reference --figures docs/images
+	$(PY) -m campaigns.reference --out runs/reference --figures docs/images
 
 # PPO on Hopper, Walker2d, HalfCheetah and Swimmer (v5) at 1M env steps, seeds 0-2, two runs at a time (about
 # 2 hours on 2 cores; stopping and running it again carries every run on), then the table, the rliable
 # aggregate and the figures (docs/images/ppo_<env>.png, ppo_mujoco_aggregate.png) from the run directories.
+# SAC and TD3 on HalfCheetah and Hopper: ALGO=sac (or td3) make results-mujoco (about 3 hours a run).
+ALGO ?= ppo
 results-mujoco: $(STAMP)
-	$(PY) -m border_py.run.mujoco_results run --jobs 2
-	$(PY) -m border_py.run.mujoco_results report --figures docs/images
+	$(PY) -m campaigns.mujoco run --algo $(ALGO) --jobs 2
+	$(PY) -m campaigns.mujoco report --algo $(ALGO) --figures docs/images
 
 # The documentation site into site/ (MkDocs + Material; the API reference from the docstrings by mkdocstrings).
 # --strict: a broken link, a missing reference or a docstring mkdocstrings cannot parse fails the build.

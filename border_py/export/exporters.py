@@ -19,8 +19,8 @@ from torch import nn
 
 from border_py.agents.dqn import Dqn
 from border_py.agents.iqn import Iqn
-from border_py.agents.iqn.config import EvenTaus, FixedTaus
 from border_py.agents.iqn.model import sample_taus
+from border_py.agents.iqn.taus import EvenTaus, FixedTaus
 from border_py.agents.sac import Sac
 from border_py.export.mlp_parts import MlpAgent, MlpGreedy, mlp_parts, mlp_spec
 from border_py.export.numpy_policy import F32, FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE

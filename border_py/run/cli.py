@@ -13,6 +13,7 @@
     border-py plot runs/dqn --out curves.png
     border-py tune dqn --env CartPole-v1 --trials 50 --storage sqlite:///runs/tune.db
     border-py zoo [dqn]                                  # what the zoo holds
+    border-py datasets                                   # the zoo's offline datasets, built here
 
 A user's own env: ``--env mypkg.envs:make_config`` names a function returning an env config (the
 algorithm's defaults then apply). Bad input is one line on stderr and exit status 2; Ctrl-C or SIGTERM
@@ -117,6 +118,11 @@ def parser() -> argparse.ArgumentParser:
     upload = verbs.add_parser("upload", help="send a run's records that its MLflow server did not get")
     upload.add_argument("--model-dir", type=Path, required=True)
     verbs.add_parser("plot", help="learning curves as PNG (border-py plot --help)", add_help=False)
+    verbs.add_parser(
+        "datasets",
+        help="build the zoo's offline datasets in runs/datasets (border-py datasets --help)",
+        add_help=False,
+    )
     tune = verbs.add_parser("tune", help="search hyperparameters with Optuna (the tune extra)")
     from border_py.run.tune import add_tune_flags
 
@@ -360,6 +366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from border_py.plot import main as plot_main
 
         return plot_main(argv[1:], prog="border-py plot")
+    if argv[:1] == ["datasets"]:
+        from border_py.run.zoo_datasets import main as datasets_main
+
+        return datasets_main(argv[1:])
     args = parser().parse_args(argv)
     return guarded(lambda: _dispatch(args))
 

@@ -14,8 +14,8 @@ files the run layer writes beside them.
 
 Order is law: `RunDir.hold` takes the lock and cleans up after a crashed save; the caller then builds
 and checks everything that can fail (the env, the agent, the pairing, the resume point); only then do
-`RunDir.clear` remove an old run (``--overwrite``) and `RunDir.write_config` write ``config.yaml``. A model directory is
-untrusted input: nothing here writes or removes through a symbolic link found in it.
+`RunDir.clear` remove an old run (``--overwrite``) and `RunDir.write_config` write ``config.yaml``. A
+model directory is untrusted input: nothing here writes or removes through a symbolic link found in it.
 """
 
 from __future__ import annotations

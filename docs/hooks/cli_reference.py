@@ -15,10 +15,12 @@ _MARK = re.compile(r"<!-- cli: ([\w -]+) -->")
 
 def _help(name: str) -> str:
     from border_py import plot
-    from border_py.run import cli, program
+    from border_py.run import cli, program, zoo_datasets
 
     if name == "border-py plot":
         return plot.parser("border-py plot").format_help()
+    if name == "border-py datasets":
+        return zoo_datasets.parser().format_help()
     if name == "program":
         return program.parser("python -m examples.dqn_cartpole", None, finetune=False).format_help()
     top = cli.parser()

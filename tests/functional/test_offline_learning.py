@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from border_py.datasets import BEHAVIOUR_RETURN_KEY
-from border_py.run import reference_datasets
+from border_py.run import zoo_datasets
 from tests.zoo_runs import train_quietly, zoo_experiment
 
 
@@ -24,7 +24,7 @@ def _normalised(score: float, low: float, high: float) -> float:
 def test_iql_and_awac_beat_the_behaviour_policy_and_bc_reaches_90_percent_of_it(tmp_path: Path) -> None:
     data = tmp_path / "datasets"
     argv = ["--only", "pendulum", "--out", str(data), "--work", str(tmp_path / "work")]
-    assert reference_datasets.main(argv) == 0
+    assert zoo_datasets.main(argv) == 0
     dataset: Any = getattr(zoo_experiment("bc", "pendulum-medium-v0", tmp_path / "x"), "dataset", None)
     metadata = dataset.metadata()
     low, high = metadata["ref_min_score"], metadata["ref_max_score"]

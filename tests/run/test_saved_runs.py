@@ -12,7 +12,7 @@ import pytest
 from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta, save_checkpoint
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
-from border_py.run.reference_datasets import _final_checkpoint
+from border_py.run.zoo_datasets import _final_checkpoint
 from border_py.trainer.config import TrainerConfig
 from tests.run.tiny import tiny_config
 

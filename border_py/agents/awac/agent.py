@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
 import torch
 
-from border_py.agents.awac.config import AwacConfig
 from border_py.agents.iql.losses import advantage_weights, value_target
 from border_py.agents.offline_base import GaussianActorCritic, ObsStats
 from border_py.agents.toolkit import update_target
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.awac.config import AwacConfig
 
 
 class Awac(GaussianActorCritic):
@@ -34,6 +36,7 @@ class Awac(GaussianActorCritic):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import AwacConfig
         >>> agent = Awac(AwacConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)

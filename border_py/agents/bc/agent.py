@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
 import torch
 from torch import nn
 
-from border_py.agents.bc.config import BcConfig
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.policies import GaussianPolicy
 from border_py.agents.toolkit import adam, gradient_step, mlp
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.bc.config import BcConfig
 
 
 class Bc(OfflineAgent):
@@ -31,6 +33,7 @@ class Bc(OfflineAgent):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import BcConfig
         >>> agent = Bc(BcConfig(), 3, seed=0, action_bounds=(np.array([-2.0]), np.array([2.0])))
         >>> float(abs(agent.sample(np.zeros(3, np.float32))[0])) <= 2.0
         True

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
 import torch
 from torch import nn
 
-from border_py.agents.cql.config import CqlConfig
 from border_py.agents.cql.losses import conservative_gap, conservative_penalty, uniform_log_density
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.sac.losses import actor_loss, alpha_loss, squashed_gaussian_log_prob
@@ -18,6 +17,9 @@ from border_py.agents.sac.model import GaussianActor
 from border_py.agents.td3.losses import td_target
 from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, update_target
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.cql.config import CqlConfig
 
 
 class Cql(OfflineAgent):
@@ -48,6 +50,7 @@ class Cql(OfflineAgent):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import CqlConfig
         >>> agent = Cql(CqlConfig(normalize_obs=False), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)

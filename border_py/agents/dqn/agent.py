@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
-from border_py.agents.dqn.config import DqnConfig
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
 from border_py.agents.toolkit import torch_device
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.dqn.config import DqnConfig
 
 
 class Dqn(ValueBasedAgent[QNetwork]):
@@ -34,6 +38,7 @@ class Dqn(ValueBasedAgent[QNetwork]):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import DqnConfig
         >>> agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
 import torch
 from torch import nn
 
-from border_py.agents.iql.config import IqlConfig
 from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
 from border_py.agents.offline_base import GaussianActorCritic, ObsStats
 from border_py.agents.toolkit import adam, gradient_step, mlp, update_target
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.iql.config import IqlConfig
 
 
 class Iql(GaussianActorCritic):
@@ -33,6 +35,7 @@ class Iql(GaussianActorCritic):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import IqlConfig
         >>> agent = Iql(IqlConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)

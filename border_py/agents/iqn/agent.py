@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from border_py.agents.iqn.config import IqnConfig, TauSampling
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
+from border_py.agents.iqn.taus import TauSampling
 from border_py.agents.toolkit import torch_device
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.iqn.config import IqnConfig
 
 
 def _of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
@@ -45,6 +48,7 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import IqnConfig
         >>> agent = Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True

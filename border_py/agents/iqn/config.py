@@ -1,8 +1,8 @@
-"""Configs of the IQN agent and of its quantile-fraction sampling."""
+"""The IQN agent's config (its quantile-fraction sampling: `border_py.agents.iqn.taus`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -13,47 +13,9 @@ if TYPE_CHECKING:
 
 from border_py.agents.cnn import NatureCnnConfig
 from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.iqn.taus import EvenTaus, TauSampling, UniformTaus
 from border_py.agents.toolkit import device_name
 from border_py.config import layer_sizes, positive_finite, unit_counts
-
-
-def _fractions(
-    instance: object, attribute: attrs.Attribute[tuple[float, ...]], value: tuple[float, ...]
-) -> None:
-    if not value or not all(0.0 < t < 1.0 for t in value):
-        raise ValueError(f"'{attribute.name}' must be a non-empty list of fractions in (0, 1), got {value}")
-
-
-@attrs.frozen(kw_only=True)
-class UniformTaus:
-    """``n`` fractions drawn uniformly from (0, 1) for each batch item, anew at every use (the IQN paper)."""
-
-    kind: Literal["uniform"] = "uniform"
-    n: int = attrs.field(default=8, validator=attrs.validators.gt(0))
-    """How many fractions per batch item."""
-
-
-@attrs.frozen(kw_only=True)
-class EvenTaus:
-    """The ``n`` midpoints ``(i + 0.5) / n``: deterministic, and their mean quantile approximates the mean
-    of the return distribution."""
-
-    kind: Literal["even"] = "even"
-    n: int = attrs.field(default=32, validator=attrs.validators.gt(0))
-    """How many fractions."""
-
-
-@attrs.frozen(kw_only=True)
-class FixedTaus:
-    """The given fractions, e.g. ``(0.1, 0.2)`` for a risk-averse policy that acts on low quantiles."""
-
-    kind: Literal["fixed"] = "fixed"
-    taus: tuple[float, ...] = attrs.field(validator=_fractions)
-    """The fractions, each in (0, 1)."""
-
-
-TauSampling = UniformTaus | EvenTaus | FixedTaus
-"""How quantile fractions are chosen."""
 
 
 @attrs.frozen(kw_only=True)
@@ -65,6 +27,7 @@ class IqnConfig:
     The discount is not here: each transition carries its own, set by the step processor.
 
     Examples:
+        >>> from border_py.agents import FixedTaus
         >>> IqnConfig(act_taus=FixedTaus(taus=(0.25,))).pred_taus
         UniformTaus(kind='uniform', n=8)
     """

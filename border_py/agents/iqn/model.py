@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from border_py.agents.cnn import NatureCnn
-from border_py.agents.iqn.config import EvenTaus, FixedTaus, TauSampling
+from border_py.agents.iqn.taus import EvenTaus, FixedTaus, TauSampling
 from border_py.agents.toolkit import mlp
 
 

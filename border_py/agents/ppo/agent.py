@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
 from border_py.agents.normalization import RunningMeanStd
-from border_py.agents.ppo.config import PpoConfig
 from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
 from border_py.agents.ppo.model import ActorCritic
 from border_py.agents.toolkit import (
@@ -27,6 +26,9 @@ from border_py.agents.toolkit import (
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.rollout import Rollout
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.ppo.config import PpoConfig
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _STATE_KEYS = ("optimizer", "generator", "obs_rms", "ret_rms", "returns", "env_steps", "opt_steps", "sde")
@@ -60,6 +62,7 @@ class Ppo(TrainEvalMode):
             device this machine does not have.
 
     Examples:
+        >>> from border_py.agents import PpoConfig
         >>> agent = Ppo(PpoConfig(), obs_dim=4, seed=0, n_actions=2)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True

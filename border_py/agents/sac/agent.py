@@ -5,13 +5,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.sac.config import SacConfig
 from border_py.agents.sac.losses import (
     actor_loss,
     alpha_loss,
@@ -38,6 +37,9 @@ from border_py.agents.toolkit import (
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.sac.config import SacConfig
 
 _STATE_KEYS = (
     "actor_optimizer",
@@ -69,6 +71,7 @@ class Sac(TrainEvalMode):
         ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
 
     Examples:
+        >>> from border_py.agents import SacConfig
         >>> agent = Sac(SacConfig(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)

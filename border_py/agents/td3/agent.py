@@ -5,14 +5,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
 from torch import nn
 
-from border_py.agents.td3.config import Td3Config
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
 from border_py.agents.td3.model import DeterministicActor
 from border_py.agents.toolkit import (
@@ -33,6 +32,9 @@ from border_py.agents.toolkit import (
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.td3.config import Td3Config
 
 _STATE_KEYS = ("actor_optimizer", "critic_optimizer", "opt_steps", "updates", "generator", "ou")
 
@@ -81,6 +83,7 @@ class Td3(TrainEvalMode):
         ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
 
     Examples:
+        >>> from border_py.agents import Td3Config
         >>> agent = Td3(Td3Config(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)

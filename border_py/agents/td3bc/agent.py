@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy.typing as npt
 import torch
@@ -12,10 +12,12 @@ from torch import nn
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.td3.agent import smoothed_td_target
 from border_py.agents.td3.losses import critic_loss
-from border_py.agents.td3bc.config import Td3BcConfig
 from border_py.agents.td3bc.losses import td3bc_actor_loss
 from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, mlp, update_target
 from border_py.replay_buffer.transition import TransitionBatch
+
+if TYPE_CHECKING:  # the config's build() imports this module
+    from border_py.agents.td3bc.config import Td3BcConfig
 
 
 class Td3Bc(OfflineAgent):
@@ -37,6 +39,7 @@ class Td3Bc(OfflineAgent):
 
     Examples:
         >>> import numpy as np
+        >>> from border_py.agents import Td3BcConfig
         >>> agent = Td3Bc(Td3BcConfig(normalize_obs=False), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
         >>> agent.sample(np.zeros(3, np.float32)).shape
         (1,)

@@ -1,9 +1,7 @@
 """The zoo's offline datasets, built reproducibly with border_py's own online agents (``make datasets``).
 
-    python -m border_py.run.reference_datasets                # pendulum-medium, pendulum-replay,
-                                                              # cartpole-medium
-    python -m border_py.run.reference_datasets --only hopper  # MuJoCo Hopper-v5 (slow: SAC to a third
-                                                              # of expert)
+    border-py datasets                 # pendulum-medium, pendulum-replay, cartpole-medium (about 10 min)
+    border-py datasets --only hopper   # MuJoCo Hopper-v5 (slow: SAC to a third of expert)
 
 Each dataset is written with `border_py.datasets.collect` (Minari's format) under ``--out``
 (``runs/datasets``, where the zoo's offline entries look), with the behaviour policy's mean return and the
@@ -215,10 +213,10 @@ BUILDERS: dict[str, Callable[[Path, Path, int], list[CollectionReport]]] = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Builds the chosen datasets and prints a line per dataset."""
+def parser(prog: str = "border-py datasets") -> argparse.ArgumentParser:
+    """The command line's parser (``border-py datasets`` hands it its arguments)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--only", nargs="+", choices=sorted(BUILDERS), default=["pendulum", "cartpole"])
     parser.add_argument(
@@ -226,7 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--work", type=Path, default=Path("runs/datasets-work"), help="the behaviour runs")
     parser.add_argument("--ref-episodes", type=int, default=100, help="episodes of the reference scores")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "border-py datasets") -> int:
+    """Builds the chosen datasets and prints a line per dataset."""
+    args = parser(prog).parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with datasets_path(str(args.out)):
         for name in args.only:

@@ -3,8 +3,8 @@ checkpoint, deterministic, normalisation statistics frozen) and the best one dur
 per env against RL Zoo's table, where the wall-clock went, and an rliable aggregate (interquartile mean of
 normalised scores with stratified bootstrap confidence intervals) with its figure and the per-env curves.
 
-A score is normalised as ``(score - random) / (rl_zoo - random)``: 1.0 is RL Zoo's published PPO return,
-0.0 a uniform-random policy's (measured here over the same number of episodes).
+A score is normalised as ``(score - random) / (rl_zoo - random)``: 1.0 is RL Zoo's published return for
+the algorithm and env, 0.0 a uniform-random policy's (measured here over the same number of episodes).
 """
 
 from __future__ import annotations
@@ -18,16 +18,10 @@ import attrs
 import numpy as np
 
 from border_py.run.commands import evaluate
-from border_py.run.mujoco_results import ALGO, jobs
 from border_py.run.rundir import RunDir
+from campaigns.jobs import Published
+from campaigns.mujoco import SeedRun
 
-RL_ZOO: dict[str, tuple[float, float]] = {
-    # RL Zoo's benchmark table (rl-baselines3-zoo benchmark.md, PPO, v3 envs, 1M env steps): mean, std.
-    "Hopper-v5": (2410.4, 10.0),
-    "Walker2d-v5": (3478.8, 821.7),
-    "HalfCheetah-v5": (5819.1, 663.5),
-    "Swimmer-v5": (281.6, 9.7),
-}
 TIME_KEYS = ("time/act_seconds", "time/env_seconds", "time/opt_seconds", "time/eval_seconds")
 
 
@@ -37,6 +31,7 @@ class RunSummary:
 
     env_id: str
     seed: int
+    published: Published
     final: float
     best: float
     env_steps: int
@@ -44,7 +39,7 @@ class RunSummary:
     """Seconds spent per `TIME_KEYS` entry, summed over the run's records."""
 
 
-def summarize_run(env_id: str, seed: int, model_dir: Path, episodes: int) -> RunSummary:
+def summarize_run(run: SeedRun, episodes: int) -> RunSummary:
     """Evaluates the run's last checkpoint and reads its counters and timings.
 
     Raises:
@@ -52,16 +47,18 @@ def summarize_run(env_id: str, seed: int, model_dir: Path, episodes: int) -> Run
     """
     from border_py.plot import read_curve
 
+    model_dir = run.model_dir
     run_dir = RunDir(model_dir)
     point = run_dir.resume_point()
     if point is None:
-        raise FileNotFoundError(
-            f"{model_dir}: no checkpoint; run `python -m border_py.run.mujoco_results run`"
-        )
+        raise FileNotFoundError(f"{model_dir}: no checkpoint; run `python -m campaigns.mujoco run`")
     result = run_dir.last_result()
     final = evaluate(run_dir.read_config(), model_dir, point.name, episodes=episodes, quiet=True)
     seconds = {key: float(read_curve(model_dir, key).values.sum()) for key in TIME_KEYS}
-    return RunSummary(env_id, seed, final, result.best_score, result.env_steps, seconds)
+    assert run.job.published is not None
+    return RunSummary(
+        run.job.env_id, run.seed, run.job.published, final, result.best_score, result.env_steps, seconds
+    )
 
 
 def random_score(env_id: str, episodes: int, seed: int = 0) -> float:
@@ -86,8 +83,9 @@ def normalised(runs: Sequence[RunSummary], randoms: dict[str, float]) -> dict[st
     """Per env, the seeds' normalised final scores as one (seeds, 1) array: rliable's layout for a task."""
     out: dict[str, Any] = {}
     for env_id in dict.fromkeys(r.env_id for r in runs):
-        zoo, low = RL_ZOO[env_id][0], randoms[env_id]
-        out[env_id] = np.array([[(r.final - low) / (zoo - low)] for r in runs if r.env_id == env_id])
+        rows = [r for r in runs if r.env_id == env_id]
+        zoo, low = rows[0].published.mean, randoms[env_id]
+        out[env_id] = np.array([[(r.final - low) / (zoo - low)] for r in rows])
     return out
 
 
@@ -103,9 +101,9 @@ def aggregate(scores: dict[str, Any], reps: int = 5000) -> dict[str, tuple[float
     def stats(x: Any) -> Any:
         return np.array([metrics.aggregate_iqm(x), metrics.aggregate_median(x), metrics.aggregate_mean(x)])
 
-    points, intervals = rly.get_interval_estimates({"ppo": matrix}, stats, reps=reps)
+    points, intervals = rly.get_interval_estimates({"runs": matrix}, stats, reps=reps)
     return {
-        name: (float(points["ppo"][i]), float(intervals["ppo"][0, i]), float(intervals["ppo"][1, i]))
+        name: (float(points["runs"][i]), float(intervals["runs"][0, i]), float(intervals["runs"][1, i]))
         for i, name in enumerate(names)
     }
 
@@ -113,21 +111,23 @@ def aggregate(scores: dict[str, Any], reps: int = 5000) -> dict[str, tuple[float
 def table(runs: Sequence[RunSummary], randoms: dict[str, float]) -> str:
     """The per-env markdown table: finals and bests per seed, medians against RL Zoo's number."""
     lines = [
-        "| env | seeds | final eval per seed | median final | best eval per seed | RL Zoo (v3) | "
+        "| env | seeds | final eval per seed | median final | best eval per seed | RL Zoo (its env) | "
         "median vs RL Zoo | random policy |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for env_id in dict.fromkeys(r.env_id for r in runs):
         rows = [r for r in runs if r.env_id == env_id]
         median = statistics.median(r.final for r in rows)
-        zoo, std = RL_ZOO[env_id]
+        published = rows[0].published
+        zoo = published.mean
+        spread = f" ± {published.std:,.1f}" if published.std is not None else ""
         cells = [
             env_id,
             ", ".join(str(r.seed) for r in rows),
             " / ".join(f"{r.final:,.1f}" for r in rows),
             f"{median:,.1f}",
             " / ".join(f"{r.best:,.1f}" for r in rows),
-            f"{zoo:,.1f} ± {std:,.1f}",
+            f"{zoo:,.1f}{spread} ({published.env_id})",
             f"{median / zoo - 1:+.0%}",
             f"{randoms[env_id]:,.1f}",
         ]
@@ -149,31 +149,33 @@ def time_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def report(out: Path, envs: Sequence[str], seeds: Sequence[int], figures: Path | None, episodes: int) -> int:
+def report(runs: Sequence[SeedRun], out: Path, figures: Path | None, episodes: int) -> int:
     """Prints the tables and the aggregate; with ``figures``, writes the per-env curves and the aggregate
     figure there. Runs that have not finished are listed and left out."""
-    finished = [job for job in jobs(out, envs, seeds) if job.finished()]
-    missing = [f"{job.env_id} seed {job.seed}" for job in jobs(out, envs, seeds) if job not in finished]
+    finished = [run for run in runs if run.finished()]
+    missing = [f"{run.job.name} seed {run.seed}" for run in runs if run not in finished]
     if missing:
         print(f"not finished, left out: {', '.join(missing)}")
     if not finished:
         print(f"no finished run in {out}")
         return 1
-    runs = [summarize_run(j.env_id, j.seed, j.model_dir, episodes) for j in finished]
-    randoms = {env: random_score(env, episodes) for env in dict.fromkeys(r.env_id for r in runs)}
-    print(table(runs, randoms), "", time_table(runs), "", sep="\n")
-    scores = normalised(runs, randoms)
+    summaries = [summarize_run(run, episodes) for run in finished]
+    randoms = {env: random_score(env, episodes) for env in dict.fromkeys(r.env_id for r in summaries)}
+    print(table(summaries, randoms), "", time_table(summaries), "", sep="\n")
+    scores = normalised(summaries, randoms)
     summary = aggregate(scores)
     for name, (point, low, high) in summary.items():
-        print(f"{name} of normalised final scores over {len(runs)} runs: {point:.2f} ", end="")
+        print(f"{name} of normalised final scores over {len(summaries)} runs: {point:.2f} ", end="")
         print(f"(95% CI {low:.2f}-{high:.2f})")
     if figures is not None:
-        from border_py.run import mujoco_figures
+        from campaigns import mujoco_figures
 
-        for env_id in dict.fromkeys(r.env_id for r in runs):
-            dirs = [j.model_dir for j in finished if j.env_id == env_id]
-            png = figures / f"{ALGO}_{env_id}.png"
-            print(f"wrote {mujoco_figures.curves(env_id, dirs, RL_ZOO[env_id][0], png)}")
-        png = figures / f"{ALGO}_mujoco_aggregate.png"
+        for job in dict.fromkeys(run.job for run in finished):
+            dirs = [run.model_dir for run in finished if run.job == job]
+            assert job.published is not None
+            png = figures / f"{job.name}.png"
+            name = f"{job.algo.upper()} {job.env_id}"
+            print(f"wrote {mujoco_figures.curves(name, dirs, job.published.mean, png)}")
+        png = figures / f"{finished[0].job.algo}_mujoco_aggregate.png"
         print(f"wrote {mujoco_figures.aggregate_figure(summary, scores, png)}")
     return 0

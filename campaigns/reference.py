@@ -1,8 +1,8 @@
 """Reference results: each zoo entry's full run over several seeds, through the CLI, as the markdown table
-in ``docs/results.md``.
+in ``docs/results.md`` (the ``reference`` jobs of `campaigns.jobs`).
 
-    python -m border_py.run.reference_results                          # every run, seeds 0 1 2
-    python -m border_py.run.reference_results --runs sac_pendulum --seeds 0 1 2
+    python -m campaigns.reference                          # every run, seeds 0 1 2
+    python -m campaigns.reference --runs sac_pendulum --seeds 0 1 2
 
 For each run and seed it runs ``border-py train ALGO --env ENV [--variant V] --seed N --model-dir
 <out>/<run>/seed<N> --overwrite`` (the zoo's settings, as a user gets them), reloads ``best`` and evaluates
@@ -20,17 +20,15 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import attrs
 
-from border_py.datasets import BEHAVIOUR_RETURN_KEY
-from border_py.run import cli, zoo
+from border_py.run import cli
 from border_py.run.commands import evaluate
 from border_py.run.rundir import RunDir
 from border_py.trainer.result import TrainResult
+from campaigns.jobs import Job, jobs
 
 
 @attrs.frozen
@@ -47,70 +45,22 @@ class Outcome:
     seconds: float
 
 
-@attrs.frozen
-class Run:
-    """A zoo entry's full run and the score that counts as solved."""
-
-    name: str
-    algo: str
-    env_id: str
-    threshold: float | Callable[[], float]
-    """The score that counts as solved (offline: the behaviour policy's mean return, read from the
-    dataset's metadata when the run starts)."""
-    variant: str | None = None
-
-    def score(self) -> float:
-        """The threshold's value."""
-        return self.threshold() if callable(self.threshold) else self.threshold
-
-    def train_and_reload(self, seed: int, model_dir: Path) -> tuple[TrainResult, float]:
-        """Trains through the CLI and evaluates the reloaded ``best``.
-
-        Raises:
-            RuntimeError: the CLI refused or failed (its status and message on stderr).
-        """
-        argv = ["train", self.algo, "--env", self.env_id, "--seed", str(seed), "--model-dir", str(model_dir)]
-        argv += ["--overwrite", "--no-progress", *(["--variant", self.variant] if self.variant else [])]
-        status = cli.main(argv)
-        if status != 0:
-            raise RuntimeError(f"border-py {' '.join(argv)} exited with status {status}")
-        run_dir = RunDir(model_dir)
-        return run_dir.last_result(), evaluate(run_dir.read_config(), model_dir, quiet=True)
+RUNS = {j.name: j for j in jobs("reference")}
 
 
-def _behaviour(algo: str, dataset_id: str) -> Callable[[], float]:
-    """The behaviour policy's mean return of the zoo entry's dataset (``make datasets`` builds it)."""
+def train_and_reload(job: Job, seed: int, model_dir: Path) -> tuple[TrainResult, float]:
+    """Trains the job's zoo entry through the CLI and evaluates the reloaded ``best``.
 
-    def read() -> float:
-        dataset: Any = getattr(zoo.experiment(algo, dataset_id, "unused"), "dataset", None)
-        return float(dataset.metadata()[BEHAVIOUR_RETURN_KEY])
-
-    return read
-
-
-RUNS = {
-    r.name: r
-    for r in [
-        Run("dqn_cartpole", "dqn", "CartPole-v1", 475.0),
-        Run("dqn_cartpole_nstep3", "dqn", "CartPole-v1", 475.0, variant="nstep3"),
-        Run("iqn_cartpole", "iqn", "CartPole-v1", 475.0),
-        Run("sac_pendulum", "sac", "Pendulum-v1", -200.0),
-        Run("td3_pendulum", "td3", "Pendulum-v1", -200.0),
-        Run("ppo_cartpole", "ppo", "CartPole-v1", 475.0),
-        Run("ppo_pendulum", "ppo", "Pendulum-v1", -200.0),
-        *(
-            Run(name, algo, dataset, _behaviour(algo, dataset))
-            for name, algo, dataset in (
-                ("bc_pendulum", "bc", "pendulum-medium-v0"),
-                ("iql_pendulum", "iql", "pendulum-medium-v0"),
-                ("awac_pendulum", "awac", "pendulum-medium-v0"),
-                ("td3bc_pendulum", "td3bc", "pendulum-medium-v0"),
-                ("cql_pendulum", "cql", "pendulum-medium-v0"),
-                ("bc_cartpole", "bc", "cartpole-medium-v0"),
-            )
-        ),
-    ]
-}
+    Raises:
+        RuntimeError: the CLI refused or failed (its status and message on stderr).
+    """
+    argv = ["train", job.algo, "--env", job.env_id, "--seed", str(seed), "--model-dir", str(model_dir)]
+    argv += ["--overwrite", "--no-progress", *(["--variant", job.variant] if job.variant else [])]
+    status = cli.main(argv)
+    if status != 0:
+        raise RuntimeError(f"border-py {' '.join(argv)} exited with status {status}")
+    run_dir = RunDir(model_dir)
+    return run_dir.last_result(), evaluate(run_dir.read_config(), model_dir, quiet=True)
 
 
 def _table(outcomes: list[Outcome]) -> str:
@@ -184,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         run = RUNS[name]
         for seed in args.seeds:
             start = time.perf_counter()
-            result, reloaded = run.train_and_reload(seed, args.out / name / f"seed{seed}")
+            result, reloaded = train_and_reload(run, seed, args.out / name / f"seed{seed}")
             outcome = Outcome(
                 run=name,
                 seed=seed,

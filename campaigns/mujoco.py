@@ -1,13 +1,15 @@
-"""PPO on the MuJoCo suite at the published budget (1M env steps), over seeds, against RL Zoo's table.
+"""The MuJoCo suite at the published budget (1M env steps), over seeds, against RL Zoo's table (the
+``mujoco`` jobs of `campaigns.jobs`).
 
-    python -m border_py.run.mujoco_results run --jobs 2        # 4 envs x seeds 0-2, two at a time
-    python -m border_py.run.mujoco_results report --figures docs/images
+    python -m campaigns.mujoco run --algo ppo --jobs 2        # PPO on 4 envs x seeds 0-2, two at a time
+    python -m campaigns.mujoco run --algo sac --jobs 1        # SAC on HalfCheetah and Hopper, seed 0
+    python -m campaigns.mujoco report --algo ppo --figures docs/images
 
-``run`` trains every (env, seed) with exactly the zoo entry a user gets from ``border-py train ppo --env
-ENV --seed N``, each in ``<out>/<env>/seed<N>`` as its own ``border-py`` process (one torch thread each,
-``--jobs`` at a time). It is safe to stop and start again: a finished run is skipped, a stopped one is
-resumed from its newest checkpoint, one stopped before its first checkpoint starts over. ``report``
-reads the run directories only (`border_py.run.mujoco_report`).
+``run`` trains every (env, seed) of the algorithm's jobs with exactly the zoo entry a user gets from
+``border-py train ALGO --env ENV --seed N``, each in ``<out>/<algo>/<env>/seed<N>`` as its own
+``border-py`` process (one torch thread each, ``--jobs`` at a time). It is safe to stop and start again: a
+finished run is skipped, a stopped one is resumed from its newest checkpoint, one stopped before its first
+checkpoint starts over. ``report`` reads the run directories only (`campaigns.mujoco_report`).
 """
 
 from __future__ import annotations
@@ -23,16 +25,16 @@ from pathlib import Path
 import attrs
 
 from border_py.run.rundir import RunDir
+from campaigns.jobs import Job, jobs
 
-ALGO = "ppo"
-ENVS = ("Hopper-v5", "Walker2d-v5", "HalfCheetah-v5", "Swimmer-v5")
+ALGOS = ("ppo", "sac", "td3")
 
 
 @attrs.frozen
-class Job:
-    """One (env, seed) run and where it lives."""
+class SeedRun:
+    """One (env, seed) run of a job, and where it lives."""
 
-    env_id: str
+    job: Job
     seed: int
     model_dir: Path
     overrides: tuple[str, ...] = ()
@@ -55,9 +57,9 @@ class Job:
         changes = ["--set", *self.overrides] if self.overrides else []
         return [
             "train",
-            ALGO,
+            self.job.algo,
             "--env",
-            self.env_id,
+            self.job.env_id,
             "--seed",
             str(self.seed),
             "--overwrite",
@@ -66,12 +68,34 @@ class Job:
         ]
 
 
-def jobs(out: Path, envs: Sequence[str], seeds: Sequence[int], overrides: Sequence[str] = ()) -> list[Job]:
-    """Seed-major: every env's seed 0 first, so a partial campaign covers every env."""
-    return [Job(env, seed, out / env / f"seed{seed}", tuple(overrides)) for seed in seeds for env in envs]
+def seed_runs(
+    out: Path,
+    algo: str,
+    envs: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None,
+    overrides: Sequence[str] = (),
+) -> list[SeedRun]:
+    """The algorithm's runs (of ``envs`` and ``seeds`` alone, if given), seed-major: every env's seed 0
+    first, so a partial campaign covers every env.
+
+    Raises:
+        ValueError: an env the algorithm has no job for.
+    """
+    chosen = [j for j in jobs("mujoco", algo) if envs is None or j.env_id in envs]
+    unknown = sorted(set(envs or ()) - {j.env_id for j in chosen})
+    if unknown:
+        raise ValueError(
+            f"no {algo} job for {unknown}: give some of {[j.env_id for j in jobs('mujoco', algo)]}"
+        )
+    wanted = sorted({seed for j in chosen for seed in j.seeds} if seeds is None else set(seeds))
+    return [
+        SeedRun(j, seed, out / algo / j.env_id / f"seed{seed}", tuple(overrides))
+        for seed in wanted
+        for j in chosen
+    ]
 
 
-def _carry_on(job: Job) -> tuple[Job, int, float]:
+def _carry_on(job: SeedRun) -> tuple[SeedRun, int, float]:
     job.model_dir.mkdir(parents=True, exist_ok=True)
     log = job.model_dir.parent / f"seed{job.seed}.log"
     start = time.perf_counter()
@@ -83,18 +107,16 @@ def _carry_on(job: Job) -> tuple[Job, int, float]:
     return job, status, time.perf_counter() - start
 
 
-def run(
-    out: Path, envs: Sequence[str], seeds: Sequence[int], n_jobs: int, overrides: Sequence[str] = ()
-) -> int:
-    """Runs what is left, ``n_jobs`` processes at a time; 1 if any run failed (its log named)."""
-    todo = [job for job in jobs(out, envs, seeds, overrides) if not job.finished()]
+def run(runs: Sequence[SeedRun], out: Path, n_jobs: int) -> int:
+    """Runs what is left of ``runs``, ``n_jobs`` processes at a time; 1 if any run failed (its log named)."""
+    todo = [job for job in runs if not job.finished()]
     print(f"{len(todo)} run(s) to train or resume in {out}, {n_jobs} at a time", flush=True)
     failed = 0
     with ThreadPoolExecutor(max_workers=n_jobs) as pool:
         for job, status, seconds in pool.map(_carry_on, todo):
             where = job.model_dir.parent / f"seed{job.seed}.log"
             verdict = "done" if status == 0 else f"FAILED with status {status} (see {where})"
-            print(f"{job.env_id} seed {job.seed}: {verdict} in {seconds / 60:.1f} min", flush=True)
+            print(f"{job.job.name} seed {job.seed}: {verdict} in {seconds / 60:.1f} min", flush=True)
             failed += status != 0
     return 1 if failed else 0
 
@@ -105,9 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("command", choices=["run", "report"])
+    parser.add_argument("--algo", choices=ALGOS, default="ppo")
     parser.add_argument("--out", type=Path, default=Path("runs/mujoco"), help="run directories go here")
-    parser.add_argument("--envs", nargs="+", choices=ENVS, default=list(ENVS))
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--envs", nargs="+", help="some of the algorithm's envs only")
+    parser.add_argument("--seeds", nargs="+", type=int, help="these seeds (default: the jobs')")
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (run)")
     parser.add_argument("--figures", type=Path, default=None, help="write the PNGs here (report)")
     parser.add_argument("--episodes", type=int, default=10, help="final evaluation episodes (report)")
@@ -117,11 +140,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {args.jobs}")
+    try:
+        runs = seed_runs(args.out, args.algo, args.envs, args.seeds, args.set)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.command == "run":
-        return run(args.out, args.envs, args.seeds, args.jobs, args.set)
-    from border_py.run import mujoco_report
+        return run(runs, args.out, args.jobs)
+    from campaigns import mujoco_report
 
-    return mujoco_report.report(args.out, args.envs, args.seeds, args.figures, args.episodes)
+    return mujoco_report.report(runs, args.out, args.figures, args.episodes)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,16 @@ from border_py import plot
 KEY = "eval/episode_return"
 
 
-def curves(env_id: str, run_dirs: Sequence[Path], rl_zoo: float, out: Path) -> Path:
-    """The greedy evaluation return against env steps: mean of the seeds and their min-max band, with
-    RL Zoo's published return as a dashed line."""
+def curves(name: str, run_dirs: Sequence[Path], rl_zoo: float, out: Path) -> Path:
+    """The greedy evaluation return of the runs ``name`` (``PPO Hopper-v5``) against env steps: mean of
+    the seeds and their min-max band, with RL Zoo's published return as a dashed line."""
     groups = plot.group_runs(list(run_dirs), KEY)
     return plot.plot(
         groups,
         KEY,
         out,
         axis="env_steps",
-        title=f"PPO {env_id}: greedy evaluation return",
+        title=f"{name}: greedy evaluation return",
         hlines={f"RL Zoo {rl_zoo:,.0f}": rl_zoo},
     )
 

@@ -1,5 +1,6 @@
-"""The MuJoCo campaign's driver and report, on tiny budgets: runs are carried on (not repeated), the report
-reads the run directories alone, the aggregate is rliable's over (seeds, envs)."""
+"""The campaigns (outside the package): one job list; the MuJoCo driver and report on tiny budgets: runs are
+carried on (not repeated), the report reads the run directories alone, the aggregate is rliable's over
+(seeds, envs)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from border_py.run import mujoco_report
-from border_py.run.mujoco_results import jobs, run
+from border_py.run import zoo
 from border_py.run.zoo import experiment
+from campaigns import mujoco_report
+from campaigns.jobs import JOBS, Published
+from campaigns.mujoco import run, seed_runs
 
 TINY = [
     "trainer.max_env_steps=1024",
@@ -26,30 +29,32 @@ TINY = [
 def test_the_campaign_is_carried_on_and_reported_from_its_directories(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run(tmp_path, ["Swimmer-v5"], [0, 1], n_jobs=2, overrides=TINY) == 0
-    done = jobs(tmp_path, ["Swimmer-v5"], [0, 1])
+    assert run(seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [0, 1], TINY), tmp_path, n_jobs=2) == 0
+    done = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [0, 1])
     assert all(job.finished() for job in done)
-    assert run(tmp_path, ["Swimmer-v5"], [0, 1], n_jobs=2) == 0  # nothing left: nothing trained again
+    assert run(done, tmp_path, n_jobs=2) == 0  # nothing left: nothing trained again
     assert "0 run(s) to train or resume" in capsys.readouterr().out
 
-    assert mujoco_report.report(tmp_path, ["Swimmer-v5"], [0, 1, 2], tmp_path / "figures", episodes=1) == 0
+    runs = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [0, 1, 2])
+    assert mujoco_report.report(runs, tmp_path, tmp_path / "figures", episodes=1) == 0
     out = capsys.readouterr().out
-    assert "not finished, left out: Swimmer-v5 seed 2" in out
+    assert "not finished, left out: ppo_Swimmer-v5 seed 2" in out
     assert "| Swimmer-v5 | 0, 1 |" in out
     assert "IQM of normalised final scores over 2 runs" in out
     for name in ("ppo_Swimmer-v5.png", "ppo_mujoco_aggregate.png"):
         assert (tmp_path / "figures" / name).stat().st_size > 10_000
-    summary = mujoco_report.summarize_run("Swimmer-v5", 0, done[0].model_dir, episodes=1)
+    summary = mujoco_report.summarize_run(done[0], episodes=1)
     assert summary.env_steps == 1024
     assert all(seconds > 0.0 for seconds in summary.seconds.values())
 
 
 def test_a_stopped_run_is_resumed_and_a_new_one_is_the_zoo_entry(tmp_path: Path) -> None:
-    assert run(tmp_path, ["Swimmer-v5"], [3], n_jobs=1, overrides=[*TINY, "trainer.max_opts=2"]) == 0
-    (stopped,) = jobs(tmp_path, ["Swimmer-v5"], [3])
+    stopped_runs = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [3], [*TINY, "trainer.max_opts=2"])
+    assert run(stopped_runs, tmp_path, n_jobs=1) == 0
+    (stopped,) = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [3])
     assert not stopped.finished()  # 512 of 1024 env steps
     assert stopped.argv()[0] == "resume"
-    (fresh,) = jobs(tmp_path, ["Hopper-v5"], [0])
+    (fresh,) = seed_runs(tmp_path, "ppo", ["Hopper-v5"], [0])
     argv = fresh.argv()
     assert argv[:4] == ["train", "ppo", "--env", "Hopper-v5"]
     assert "--set" not in argv
@@ -60,11 +65,12 @@ def test_a_stopped_run_is_resumed_and_a_new_one_is_the_zoo_entry(tmp_path: Path)
 
 
 def test_normalised_scores_and_their_aggregate() -> None:
+    hopper, swimmer = Published("Hopper-v3", 2410.4, 10.0), Published("Swimmer-v3", 281.6, 9.7)
     runs = [
-        mujoco_report.RunSummary("Hopper-v5", seed, final, final, 1_000_000, {})
+        mujoco_report.RunSummary("Hopper-v5", seed, hopper, final, final, 1_000_000, {})
         for seed, final in enumerate([2410.4, 1210.4, 10.4])
     ] + [
-        mujoco_report.RunSummary("Swimmer-v5", seed, final, final, 1_000_000, {})
+        mujoco_report.RunSummary("Swimmer-v5", seed, swimmer, final, final, 1_000_000, {})
         for seed, final in enumerate([281.6, 141.6, 1.6])
     ]
     scores = mujoco_report.normalised(runs, {"Hopper-v5": 10.4, "Swimmer-v5": 1.6})
@@ -76,3 +82,10 @@ def test_normalised_scores_and_their_aggregate() -> None:
     assert summary["median"][0] == pytest.approx(0.5)
     for point, low, high in summary.values():
         assert 0.0 <= low <= point <= high <= 1.0
+
+
+def test_every_job_is_a_zoo_entry_and_names_are_unique() -> None:
+    assert len({j.name for j in JOBS}) == len(JOBS)
+    for j in JOBS:
+        assert zoo.entry(j.algo, j.env_id, j.variant).tuned, j.name
+        assert (j.threshold is None) != (j.published is None), j.name  # compared with one or the other
