@@ -22,6 +22,7 @@ from border_py import (
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, NatureCnnConfig
 from border_py.agents.explorers import EpsilonGreedy
+from border_py.base import Spaces
 from border_py.replay_buffer import FrameReplayBuffer, FrameTransition
 from border_py.trainer.sampler import SyncSampler
 
@@ -100,10 +101,8 @@ def collection(steps: int, num_envs: int) -> Workload:
     )
     agent = Dqn(
         DqnConfig(encoder=NatureCnnConfig(), hidden=(512,), explorer=EpsilonGreedyConfig(final_step=1)),
-        STACK * FRAME[0] * FRAME[1],
-        6,
+        Spaces(obs_shape=(STACK, *FRAME), n_actions=6),
         seed=0,
-        obs_shape=(STACK, *FRAME),
     )
     assert isinstance(agent.explorer, EpsilonGreedy)
     agent.explorer.n_steps = 10  # past the schedule: epsilon 0.01

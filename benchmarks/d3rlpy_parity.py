@@ -20,6 +20,7 @@ from benchmarks.offline import BATCHES, HOPPER_RAW, PENDULUM, Task, d3rlpy_confi
 from border_py.agents import Td3Bc, Td3BcConfig
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.policies import ActionScale
+from border_py.base import Spaces
 from border_py.datasets import observation_stats
 from border_py.replay_buffer import ArrayDataset
 from border_py.replay_buffer.transition import TransitionBatch
@@ -136,9 +137,17 @@ def parity(
     obs_dim, act_dim = dataset.storage.obs.shape[1], len(task.low)
     unit = (-np.ones(act_dim, np.float32), np.ones(act_dim, np.float32))
     config = Td3BcConfig(batch_size=BATCH, normalize_obs=False)
-    ours = _Ours(Td3Bc(config, obs_dim, unit, seed), len(dataset))
+    ours = _Ours(
+        Td3Bc(config, Spaces(obs_shape=(obs_dim,), action_low=unit[0], action_high=unit[1]), seed=seed),
+        len(dataset),
+    )
     other = (
-        _D3rlpy(obs_dim, act_dim) if nudge is None else _Ours(Td3Bc(config, obs_dim, unit, 0), len(dataset))
+        _D3rlpy(obs_dim, act_dim)
+        if nudge is None
+        else _Ours(
+            Td3Bc(config, Spaces(obs_shape=(obs_dim,), action_low=unit[0], action_high=unit[1]), seed=0),
+            len(dataset),
+        )
     )
     _copy_weights(ours, other, nudge or 0.0, seed)
     start = [[p.detach().clone() for p in ours.networks()[i].parameters()] for i in (0, 2)]

@@ -37,6 +37,7 @@ from border_py import (
     SimpleStepProcessorConfig,
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
+from border_py.base import Spaces
 from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step import Step
 from border_py.distributed import AsyncConfig, AsyncTrainer
@@ -130,7 +131,7 @@ SMALL_DQN = DqnConfig(hidden=(64, 64), batch_size=64, explorer=EpsilonGreedyConf
 
 def small_dqn(seed: int) -> Dqn:
     """The throughput runs' agent (module level: actors import it)."""
-    return Dqn(SMALL_DQN, obs_dim=4, n_actions=2, seed=seed)
+    return Dqn(SMALL_DQN, Spaces(obs_shape=(4,), n_actions=2), seed=seed)
 
 
 def throughput(actors: int, burn_ms: float, env_steps: int, work: Path) -> None:

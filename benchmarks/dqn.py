@@ -12,6 +12,7 @@ from torch import nn
 from benchmarks.buffers import OBS_DIM
 from benchmarks.common import Row, Workload, compare
 from border_py.agents.dqn import Dqn, DqnConfig
+from border_py.base import Spaces
 from border_py.envs import GymEnvConfig
 from border_py.recorders import NullRecorder
 from border_py.replay_buffer import SimpleReplayBuffer, SimpleReplayBufferConfig
@@ -57,8 +58,7 @@ def ours_opt(hidden: tuple[int, ...], buffer: SimpleReplayBuffer) -> Workload:
     """``Dqn.opt``: sample, online and target forward, Huber TD loss, backward, clip, Adam, record."""
     agent = Dqn(
         DqnConfig(hidden=hidden, batch_size=BATCH, max_grad_norm=MAX_GRAD_NORM, target_update_interval=1000),
-        OBS_DIM,
-        N_ACTIONS,
+        Spaces(obs_shape=(OBS_DIM,), n_actions=N_ACTIONS),
         seed=0,
     )
 
@@ -119,8 +119,7 @@ def ours_loop(n: int) -> None:
         DqnConfig(
             hidden=(64, 64), batch_size=BATCH, max_grad_norm=MAX_GRAD_NORM, target_update_interval=1000
         ),
-        env.obs_dim,
-        env.n_actions,
+        Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions),
         seed=0,
     )
     trainer = Trainer(

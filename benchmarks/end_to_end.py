@@ -18,6 +18,7 @@ from benchmarks.common import Row
 from border_py.agents.dqn import Dqn, DqnConfig, EpsilonGreedyConfig
 from border_py.agents.sac import Sac, SacConfig
 from border_py.agents.td3 import Td3, Td3Config
+from border_py.base import Spaces
 from border_py.envs import GymEnvConfig
 from border_py.recorders import NullRecorder
 from border_py.replay_buffer import SimpleReplayBufferConfig
@@ -101,8 +102,7 @@ def ours_dqn(seed: int) -> tuple[float, float]:
                 final_step=int(DQN_EXPLORATION_FRACTION * DQN_STEPS),
             ),
         ),
-        obs_dim=4,
-        n_actions=2,
+        Spaces(obs_shape=(4,), n_actions=2),
         seed=seed,
     )
     opt_interval = DQN_TRAIN_FREQ // DQN_GRADIENT_STEPS
@@ -154,9 +154,7 @@ def ours_sac(seed: int) -> tuple[float, float]:
     low, high = env_config.build(seed).action_bounds
     agent = Sac(
         SacConfig(actor_lr=SAC_LR, critic_lr=SAC_LR, alpha_lr=SAC_LR, batch_size=256),
-        3,
-        low,
-        high,
+        Spaces(obs_shape=(3,), action_low=low, action_high=high),
         seed=seed,
     )
     _train(
@@ -203,7 +201,7 @@ def ours_td3(seed: int) -> tuple[float, float]:
         actor_hidden=(400, 300), critic_hidden=(400, 300), actor_lr=1e-3, critic_lr=1e-3, batch_size=256,
         exploration_std=0.1,
     )  # fmt: skip
-    agent = Td3(config, 3, low, high, seed=seed)
+    agent = Td3(config, Spaces(obs_shape=(3,), action_low=low, action_high=high), seed=seed)
     trainer_config = TrainerConfig(
         max_opts=TD3_STEPS - TD3_LEARNING_STARTS, opt_interval=1, warmup_period=TD3_LEARNING_STARTS,
         record_interval=1_000, seed=seed,

@@ -17,6 +17,7 @@ from benchmarks.common import Row, Workload, compare
 from benchmarks.dqn import BATCH as DQN_BATCH
 from benchmarks.dqn import MAX_GRAD_NORM, N_ACTIONS, ours_opt, random_buffer
 from border_py.agents import Cql, CqlConfig, Sac, SacConfig, Td3, Td3Config
+from border_py.base import Spaces
 from border_py.replay_buffer import SimpleReplayBuffer, SimpleReplayBufferConfig
 from border_py.replay_buffer.transition import Transition
 
@@ -66,10 +67,18 @@ def _opts(agent: Sac | Td3 | Cql, buffer: SimpleReplayBuffer) -> Workload:
 def _continuous_agents(buffer: SimpleReplayBuffer) -> dict[str, tuple[Workload, Workload, int]]:
     """Per agent: ours, the minimal update, and the updates per round."""
     data = tensors(buffer)
-    sac = Sac(SacConfig(actor_hidden=HIDDEN, critic_hidden=HIDDEN, batch_size=BATCH), OBS_DIM, LOW, HIGH, 0)
-    td3 = Td3(Td3Config(actor_hidden=HIDDEN, critic_hidden=HIDDEN, batch_size=BATCH), OBS_DIM, LOW, HIGH, 0)
+    sac = Sac(
+        SacConfig(actor_hidden=HIDDEN, critic_hidden=HIDDEN, batch_size=BATCH),
+        Spaces(obs_shape=(OBS_DIM,), action_low=LOW, action_high=HIGH),
+        seed=0,
+    )
+    td3 = Td3(
+        Td3Config(actor_hidden=HIDDEN, critic_hidden=HIDDEN, batch_size=BATCH),
+        Spaces(obs_shape=(OBS_DIM,), action_low=LOW, action_high=HIGH),
+        seed=0,
+    )
     cql_config = CqlConfig(actor_hidden=HIDDEN, critic_hidden=HIDDEN, batch_size=BATCH, normalize_obs=False)
-    cql = Cql(cql_config, OBS_DIM, (LOW, HIGH), 0)
+    cql = Cql(cql_config, Spaces(obs_shape=(OBS_DIM,), action_low=LOW, action_high=HIGH), seed=0)
     return {
         "SAC": (_opts(sac, buffer), minimal.sac(data, HIDDEN, BATCH), 200),
         "TD3": (_opts(td3, buffer), minimal.td3(data, HIDDEN, BATCH), 200),

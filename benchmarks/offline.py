@@ -44,6 +44,7 @@ from border_py.agents import (
     Td3Bc,
     Td3BcConfig,
 )
+from border_py.base import Spaces
 from border_py.datasets import MinariDatasetConfig, observation_stats
 from border_py.replay_buffer import ArrayDataset
 from border_py.seeding import configure_torch
@@ -106,16 +107,41 @@ def ours(name: str, task: Task, dataset: ArrayDataset, seed: int) -> tuple[Train
     agent: Bc | Iql | Awac | Td3Bc | Cql
     if name == "BC":
         config = BcConfig(batch_size=batch, normalize_obs=True)
-        agent = Bc(config, obs_dim, seed, action_bounds=bounds, obs_stats=stats)
+        agent = Bc(
+            config,
+            Spaces(obs_shape=(obs_dim,), action_low=bounds[0], action_high=bounds[1]),
+            seed=seed,
+            obs_stats=stats,
+        )
     elif name == "IQL":
-        agent = Iql(IqlConfig(batch_size=batch, normalize_obs=True), obs_dim, bounds, seed, stats)
+        agent = Iql(
+            IqlConfig(batch_size=batch, normalize_obs=True),
+            Spaces(obs_shape=(obs_dim,), action_low=bounds[0], action_high=bounds[1]),
+            seed=seed,
+            obs_stats=stats,
+        )
     elif name == "AWAC":
-        agent = Awac(AwacConfig(batch_size=batch, normalize_obs=True), obs_dim, bounds, seed, stats)
+        agent = Awac(
+            AwacConfig(batch_size=batch, normalize_obs=True),
+            Spaces(obs_shape=(obs_dim,), action_low=bounds[0], action_high=bounds[1]),
+            seed=seed,
+            obs_stats=stats,
+        )
     elif name == "TD3+BC":
-        agent = Td3Bc(Td3BcConfig(batch_size=batch), obs_dim, bounds, seed, stats)
+        agent = Td3Bc(
+            Td3BcConfig(batch_size=batch),
+            Spaces(obs_shape=(obs_dim,), action_low=bounds[0], action_high=bounds[1]),
+            seed=seed,
+            obs_stats=stats,
+        )
     else:
         cql = CqlConfig(batch_size=batch, actor_hidden=NETWORKS, critic_hidden=NETWORKS)
-        agent = Cql(cql, obs_dim, bounds, seed, stats)
+        agent = Cql(
+            cql,
+            Spaces(obs_shape=(obs_dim,), action_low=bounds[0], action_high=bounds[1]),
+            seed=seed,
+            obs_stats=stats,
+        )
 
     def train(steps: int) -> None:
         agent.train()

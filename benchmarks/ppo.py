@@ -13,6 +13,7 @@ import attrs
 from benchmarks.common import Row
 from benchmarks.end_to_end import greedy_return
 from border_py.agents.ppo import Ppo, PpoConfig
+from border_py.base import Spaces
 from border_py.envs import GymVecEnvConfig
 from border_py.recorders import NullRecorder
 from border_py.replay_buffer import RolloutBufferConfig
@@ -63,9 +64,8 @@ def ours(s: Setting, seed: int) -> tuple[float, float]:
         gsde=s.gsde,
         sde_sample_freq=4 if s.gsde else None,
     )
-    agent = Ppo(
-        config, 4 if discrete else 3, seed=seed, **({"n_actions": 2} if discrete else {"action_dim": 1})
-    )
+    pendulum = Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0])
+    agent = Ppo(config, Spaces(obs_shape=(4,), n_actions=2) if discrete else pendulum, seed=seed)
     rollout = RolloutBufferConfig(n_steps=s.n_steps, num_envs=s.n_envs)
     trainer = Trainer(
         TrainerConfig(

@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from benchmarks.common import Row, Workload, compare
 from border_py.agents.dqn import Dqn, DqnConfig, EpsilonGreedyConfig
+from border_py.base import Spaces
 from border_py.envs import GymEnv, GymEnvConfig
 from border_py.replay_buffer import SimpleReplayBuffer, SimpleReplayBufferConfig
 from border_py.step_processor import SimpleStepProcessorConfig
@@ -71,7 +72,7 @@ def greedy_dqn(hidden: tuple[int, ...]) -> DqnConfig:
 def acting_loop(hidden: tuple[int, ...]) -> Workload:
     """The sampler with a DQN agent in train mode acting greedily through its MLP."""
     env, sampler, buffer = _sampler()
-    agent = Dqn(greedy_dqn(hidden), env.obs_dim, env.n_actions, seed=0)
+    agent = Dqn(greedy_dqn(hidden), Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions), seed=0)
 
     def run(n: int) -> None:
         for _ in range(n):

@@ -13,6 +13,7 @@ import numpy.typing as npt
 from benchmarks.common import Row, Workload, compare
 from benchmarks.sampling import ENV, acting_loop, greedy_dqn, sampler_loop
 from border_py.agents.dqn import Dqn
+from border_py.base import Spaces
 from border_py.envs import GymVecEnvConfig
 from border_py.replay_buffer import SimpleReplayBufferConfig
 from border_py.step_processor import SimpleStepProcessorConfig
@@ -42,7 +43,7 @@ def vec_loop(n_envs: int, policy: str) -> Workload:
     agent: Any = (
         RandomBatchPolicy(env.action_space, n_envs)
         if policy == "random"
-        else Dqn(greedy_dqn((64, 64)), env.obs_dim, env.n_actions, seed=0)
+        else Dqn(greedy_dqn((64, 64)), Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions), seed=0)
     )
 
     def run(n: int) -> None:

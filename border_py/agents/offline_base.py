@@ -9,13 +9,10 @@ batch whose observations are already normalised (``_update``).
 from __future__ import annotations
 
 import copy
-from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from abc import abstractmethod
+from typing import Any, Protocol
 
 import attrs
-import numpy as np
 import numpy.typing as npt
 import torch
 from torch import nn
@@ -24,15 +21,13 @@ from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.policies import ActionScale, GaussianPolicy
 from border_py.agents.toolkit import (
     CriticEnsemble,
-    TrainEvalMode,
     adam,
     gradient_step,
-    load_modules,
-    load_optimizer,
-    save_modules,
     torch_device,
 )
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -40,45 +35,62 @@ ObsStats = tuple[npt.NDArray[Any], npt.NDArray[Any]]
 """An observation's mean and standard deviation, per component."""
 
 
-class OfflineAgent(TrainEvalMode, ABC):
+class OfflineConfig(Protocol):
+    """What every offline agent's config has (the fields of the same names)."""
+
+    @property
+    def device(self) -> str: ...
+    @property
+    def batch_size(self) -> int: ...
+    @property
+    def normalize_obs(self) -> bool: ...
+
+
+class ActorCriticConfig(OfflineConfig, Protocol):
+    """What the configs of `GaussianActorCritic`'s agents (IQL, AWAC) have besides."""
+
+    @property
+    def actor_hidden(self) -> tuple[int, ...]: ...
+    @property
+    def critic_hidden(self) -> tuple[int, ...]: ...
+    @property
+    def n_critics(self) -> int: ...
+    @property
+    def actor_lr(self) -> float: ...
+    @property
+    def critic_lr(self) -> float: ...
+
+
+class OfflineAgent(TorchAgent):
     """The shared half of the offline agents.
 
     Args:
         name: the agent's name in error messages (``IQL``).
-        obs_dim: size of a (flat) observation.
-        device: the torch device's name (checked to exist).
-        batch_size: transitions per opt step (``opt`` skips while the buffer holds fewer).
+        config: the fields every offline agent's config has (``device``, ``batch_size``, and
+            ``normalize_obs``: normalise observations, in ``sample`` and in ``opt``, with ``obs_stats``;
+            without them, with the statistics `load_params` restores: ``opt`` refuses to run before).
+        spaces: the env's observation size and actions (a box's bounds map the policy's unit actions).
         seed: seeds the agent's generator (all its sampling).
         obs_stats: the dataset's observation mean and std, used when ``normalize_obs``.
-        normalize_obs: normalise observations (in ``sample`` and in ``opt``) with ``obs_stats``; without
-            them, with the statistics `load_params` restores (``opt`` refuses to run before).
-        action_bounds: the Box's ``(low, high)``, for continuous actions.
 
     Raises:
-        ValueError: bad bounds, or a device this machine lacks.
+        ValueError: a device this machine lacks.
     """
 
     def __init__(
-        self,
-        name: str,
-        obs_dim: int,
-        device: str,
-        batch_size: int,
-        seed: int,
-        obs_stats: ObsStats | None,
-        normalize_obs: bool,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None,
+        self, name: str, config: OfflineConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None
     ) -> None:
         self.name = name
-        self.obs_dim = obs_dim
-        self.device = torch_device(device)
-        self._batch_size = batch_size
+        self.obs_dim = obs_dim = spaces.obs_dim
+        self.device = torch_device(config.device)
+        self._batch_size = config.batch_size
+        normalize_obs = config.normalize_obs
         stats = obs_stats if normalize_obs else None
         self.normalizer = ObsNormalizer(obs_dim, *(stats or (None, None))).to(self.device)
         # Without statistics, normalize_obs waits for load_params (an evaluation restores them from the
         # saved model); training refuses to start without them.
         self._stats_missing = normalize_obs and obs_stats is None
-        self.scale = None if action_bounds is None else ActionScale(*action_bounds, self.device)
+        self.scale = None if spaces.discrete else ActionScale(*spaces.action_bounds, self.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.opt_steps = 0
 
@@ -87,8 +99,10 @@ class OfflineAgent(TrainEvalMode, ABC):
         """In transitions per opt step."""
         return self._batch_size
 
+    optimizers_key = "optimizers"
+
     @abstractmethod
-    def _act(self, obs: torch.Tensor) -> torch.Tensor:
+    def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
         """Env actions for normalised observations ``(n, obs_dim)``: drawn in train mode, the policy's
         mode in eval mode."""
 
@@ -97,28 +111,15 @@ class OfflineAgent(TrainEvalMode, ABC):
         """One update on ``batch`` (its observations normalised); returns the ``train/...`` values."""
 
     @abstractmethod
-    def _modules(self) -> dict[str, nn.Module]:
-        """The networks, by file name."""
+    def _networks(self) -> dict[str, nn.Module]:
+        """The networks, by file name (the observation normaliser is saved beside them)."""
 
-    @abstractmethod
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        """The optimisers, by name."""
-
-    def _actions(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
+    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
+        """The actions for ``n`` observations, normalised first (float32 within the bounds, or int64)."""
         with torch.inference_mode():
             x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
-            out: npt.NDArray[Any] = self._act(self.normalizer(x)).cpu().numpy()
+            out: npt.NDArray[Any] = self._policy_act(self.normalizer(x)).cpu().numpy()
         return out
-
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        """The action for ``obs`` (a float32 array within the bounds, or an int64 array of shape ``()``)."""
-        act: npt.NDArray[Any] = self._actions(obs, 1)[0, ...]
-        return act
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[Any]]:
-        """`sample` for the observations of a vector env, with one forward pass for all."""
-        acts = self._actions(np.stack(obs), len(obs))
-        return [acts[i, ...] for i in range(len(obs))]
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One update on a sampled batch; ``None`` while the buffer holds fewer than ``batch_size``."""
@@ -134,33 +135,16 @@ class OfflineAgent(TrainEvalMode, ABC):
         self.opt_steps += 1
         return Record(record)
 
-    def _all_modules(self) -> dict[str, nn.Module]:
-        return {**self._modules(), "normalizer.pt": self.normalizer}
+    def _modules(self) -> dict[str, nn.Module]:
+        return {**self._networks(), "normalizer.pt": self.normalizer}
 
-    def save_params(self, path: Path) -> list[Path]:
-        """Writes the networks, ``normalizer.pt`` (the observation statistics) and ``state.pt`` (optimisers,
-        opt steps, the generator) to ``path``."""
-        extra = {
-            "optimizers": {k: o.state_dict() for k, o in self._optimizers().items()},
-            "opt_steps": self.opt_steps,
-            "generator": self.generator.get_state(),
-        }
-        return save_modules(path, self._all_modules(), extra)
+    def _state(self) -> dict[str, Any]:
+        return {"opt_steps": self.opt_steps, "generator": self.generator.get_state()}
 
-    def load_params(self, path: Path) -> None:
-        """Reads what ``save_params`` wrote.
-
-        Raises:
-            FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file is corrupt or does not match this agent (the message names it).
-        """
-        keys = ("optimizers", "opt_steps", "generator")
-        state = load_modules(path, self._all_modules(), self.name, self.device, keys)
-        for key, optimizer in self._optimizers().items():
-            load_optimizer(optimizer, state["optimizers"][key])
+    def _load_state(self, state: dict[str, Any]) -> None:
         self.opt_steps = int(state["opt_steps"])
         self.generator.set_state(state["generator"].cpu())
-        self._stats_missing = False
+        self._stats_missing = False  # the saved statistics came with the networks
 
 
 class GaussianActorCritic(OfflineAgent):
@@ -170,8 +154,9 @@ class GaussianActorCritic(OfflineAgent):
     with the mean.
 
     Args:
-        name, obs_dim, device, batch_size, seed, obs_stats, normalize_obs: as `OfflineAgent`.
-        action_bounds: the Box's ``(low, high)``.
+        name, spaces, seed, obs_stats: as `OfflineAgent` (the actions a box).
+        config: as `OfflineAgent`'s, with the actor's and each critic's hidden layers, the number of
+            critics (their minimum is used) and the actor's and critics' Adam learning rates.
         actor_hidden: the actor's hidden layers.
         critic_hidden: each critic's hidden layers.
         n_critics: how many Q-networks (their minimum is used).
@@ -180,24 +165,14 @@ class GaussianActorCritic(OfflineAgent):
     """
 
     def __init__(
-        self,
-        name: str,
-        obs_dim: int,
-        device: str,
-        batch_size: int,
-        seed: int,
-        obs_stats: ObsStats | None,
-        normalize_obs: bool,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
-        actor_hidden: Sequence[int],
-        critic_hidden: Sequence[int],
-        n_critics: int,
-        actor_lr: float,
-        critic_lr: float,
+        self, name: str, config: ActorCriticConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None
     ) -> None:
-        super().__init__(name, obs_dim, device, batch_size, seed, obs_stats, normalize_obs, action_bounds)
+        spaces.need_box(name)
+        super().__init__(name, config, spaces, seed, obs_stats)
         assert self.scale is not None
-        act_dim = self.scale.dim
+        obs_dim, act_dim = spaces.obs_dim, self.scale.dim
+        actor_hidden, critic_hidden, n_critics = config.actor_hidden, config.critic_hidden, config.n_critics
+        actor_lr, critic_lr = config.actor_lr, config.critic_lr
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.actor = GaussianPolicy(obs_dim, act_dim, actor_hidden).to(self.device)
@@ -209,7 +184,7 @@ class GaussianActorCritic(OfflineAgent):
         self.actor_optimizer = adam(self._actor_params, actor_lr)
         self.critic_optimizer = adam(self._critic_params, critic_lr)
 
-    def _act(self, obs: torch.Tensor) -> torch.Tensor:
+    def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
         assert self.scale is not None
         unit = self.actor.sample(obs, self.generator) if self._train else self.actor(obs)[0]
         return self.scale.from_unit(unit)
@@ -235,7 +210,7 @@ class GaussianActorCritic(OfflineAgent):
         gradient_step(self.actor_optimizer, loss, self._actor_params, None)
         return float(loss.detach())
 
-    def _modules(self) -> dict[str, nn.Module]:
+    def _networks(self) -> dict[str, nn.Module]:
         return {"actor.pt": self.actor, "critic.pt": self.critic, "critic_tgt.pt": self.critic_tgt}
 
     def _optimizers(self) -> dict[str, torch.optim.Optimizer]:

@@ -1,10 +1,12 @@
-"""The toolkit a new agent is built from: train/eval mode, networks, optimiser steps, target updates and
-checkpoint files.
+"""The toolkit a new agent's arithmetic is built from: train/eval mode, networks, optimiser steps, target
+updates and checkpoint files. Every agent of border_py uses it, under `border_py.agents.torch_agent`'s
+base, which saves, loads and acts for them:
 
-DQN, IQN and SAC use nothing else; a TD3 or BC agent needs nothing more:
+    class MyAgent(TorchAgent):
+        name = "MyAgent"
 
-    class MyAgent(TrainEvalMode):                 # train(), eval(), is_train()
-        def __init__(self, config, obs_dim, act_dim, seed):
+        def __init__(self, config, spaces, seed):
+            obs_dim, act_dim = spaces.obs_dim, spaces.action_dim
             self.device = torch_device(config.device)
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(seed)
@@ -19,11 +21,7 @@ DQN, IQN and SAC use nothing else; a TD3 or BC agent needs nothing more:
             grad_norm = gradient_step(self.actor_optimizer, loss, self._actor_params, max_grad_norm=10.0)
             update_target(list(self.critic_tgt.parameters()), list(self.critic.parameters()), tau=0.005)
 
-        def save_params(self, path):
-            return save_modules(path, {"actor.pt": self.actor}, {"optimizer": ...})
-
-        def load_params(self, path):
-            state = load_modules(path, {"actor.pt": self.actor}, "MyAgent", self.device, ["optimizer"])
+        # and what TorchAgent asks: _modules, _optimizers, _state, _load_state, _act
 """
 
 from __future__ import annotations
@@ -32,8 +30,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -97,28 +93,6 @@ def torch_device(name: str) -> torch.device:
         if device.index is not None and device.index >= count:
             raise ValueError(f"device {name!r}: this machine has {count} CUDA device(s), 0 to {count - 1}")
     return device
-
-
-def box_bounds(
-    agent: str, low: npt.NDArray[Any], high: npt.NDArray[Any]
-) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-    """A Box action space's bounds as flat float32 arrays, checked: finite, of one shape, ``high > low``.
-
-    Raises:
-        ValueError: the bounds are not finite, not of one shape or not ordered (``agent`` names who needs
-            them).
-
-    Examples:
-        >>> box_bounds("SAC", np.array([-2.0]), np.array([2.0]))
-        (array([-2.], dtype=float32), array([2.], dtype=float32))
-    """
-    lo = np.asarray(low, dtype=np.float32).reshape(-1)
-    hi = np.asarray(high, dtype=np.float32).reshape(-1)
-    if lo.shape != hi.shape or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
-        raise ValueError(f"{agent} needs finite action bounds of one shape, got low {lo}, high {hi}")
-    if not np.all(hi > lo):
-        raise ValueError(f"{agent} needs action_high > action_low everywhere, got low {lo}, high {hi}")
-    return lo, hi
 
 
 def mlp(in_dim: int, out_dim: int, hidden: Sequence[int]) -> nn.Sequential:

@@ -8,10 +8,9 @@ A subclass gives the network (`ValueBasedAgent.__init__` takes it), the per-acti
 from __future__ import annotations
 
 import copy
-import math
-from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+import functools
+from abc import abstractmethod
+from collections.abc import Mapping
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -24,42 +23,27 @@ from border_py.agents.explorers import (
     EpsilonGreedyConfig,
     SoftmaxConfig,
     build_explorer,
-    discrete_action,
     discrete_actions,
     explorer_record,
 )
 from border_py.agents.toolkit import (
-    TrainEvalMode,
     adam,
     gradient_step,
-    load_modules,
-    load_optimizer,
     load_state_arrays,
-    save_modules,
     state_arrays,
     update_target,
 )
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 
-def observation_shape(
-    obs_dim: int, obs_shape: tuple[int, ...] | None, encoder: object | None
-) -> tuple[int, ...]:
-    """The shape the network takes one observation in: ``obs_shape`` (required with an ``encoder``, and
-    of ``obs_dim`` elements) or ``(obs_dim,)``.
-
-    Raises:
-        ValueError: an encoder without ``obs_shape``, or an ``obs_shape`` of another size than ``obs_dim``.
-    """
-    if obs_shape is None:
-        if encoder is not None:
-            raise ValueError("an agent with an encoder needs obs_shape (e.g. (4, 84, 84))")
-        return (obs_dim,)
-    if math.prod(obs_shape) != obs_dim:
-        raise ValueError(f"obs_shape {obs_shape} does not hold obs_dim = {obs_dim} elements")
-    return tuple(obs_shape)
+def observation_shape(spaces: Spaces, encoder: object | None) -> tuple[int, ...]:
+    """The shape the network takes one observation in: the env's (``(4, 84, 84)``) for an ``encoder``,
+    else flat (``(obs_dim,)``)."""
+    return spaces.obs_shape if encoder is not None else (spaces.obs_dim,)
 
 
 class ValueBasedConfig(Protocol):
@@ -86,7 +70,7 @@ N = TypeVar("N", bound=nn.Module)
 """The network type (``QNetwork``, ``IqnNetwork``)."""
 
 
-class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
+class ValueBasedAgent(TorchAgent, Generic[N]):
     """A discrete-action agent that acts on per-action values and learns from
     `TransitionBatch` es.
 
@@ -121,7 +105,7 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
         self.obs_shape = obs_shape
         self.device = device
         self._config = config
-        self._name, self._files = name, files
+        self.name, self._files = name, files
         self.net: N = net
         self.net_tgt: N = copy.deepcopy(net).requires_grad_(False)
         # Made once: module.parameters() walks the module tree on every call.
@@ -152,16 +136,11 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
             x = torch.as_tensor(obs, dtype=dtype, device=self.device).reshape(n, *self.obs_shape)
             return self._action_values(x)
 
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.int64]:
-        """An int64 action of shape ``()``: explored in train mode, greedy in eval mode."""
-        return discrete_action(self.explorer, self._train, self.n_actions, lambda: self._values_of(obs, 1)[0])
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.int64]]:
-        """`sample` for the observations of a vector env, with one forward pass for all."""
-        n = len(obs)
-        return discrete_actions(
-            self.explorer, self._train, self.n_actions, lambda: self._values_of(np.stack(obs), n), n
-        )
+    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.int64]:
+        """Int64 actions ``(n,)``: explored in train mode (one forward pass for all, made only if some
+        action is greedy), greedy in eval mode."""
+        values = functools.partial(self._values_of, obs, n)
+        return np.stack(discrete_actions(self.explorer, self._train, self.n_actions, values, n))
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
@@ -196,41 +175,20 @@ class ValueBasedAgent(TrainEvalMode, ABC, Generic[N]):
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
         """Loads `acting_state`'s weights into the online network; epsilon-greedy's schedule moves to
         ``env_steps`` (the run's, over all actors), so every actor explores as one sampler would."""
-        load_state_arrays(self.net, state["net"], self._name)
+        load_state_arrays(self.net, state["net"], self.name)
         if isinstance(self.explorer, EpsilonGreedy):
             self.explorer.n_steps = env_steps
-
-    def _extra_state(self) -> dict[str, Any]:
-        """What a subclass adds to ``state.pt``."""
-        return {}
-
-    def _load_extra_state(self, state: dict[str, Any]) -> None:
-        """Restores what `_extra_state` returned."""
 
     def _modules(self) -> dict[str, nn.Module]:
         return {self._files[0]: self.net, self._files[1]: self.net_tgt}
 
-    def save_params(self, path: Path) -> list[Path]:
-        """Writes the online and target networks and ``state.pt`` (optimiser state, opt steps, the
-        explorer's schedule and RNG, and what the subclass adds) to ``path``."""
-        extra = {
-            "optimizer": self.optimizer.state_dict(),
-            "opt_steps": self.opt_steps,
-            "explorer": self.explorer.state_dict(),
-            **self._extra_state(),
-        }
-        return save_modules(path, self._modules(), extra)
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
+        return {"optimizer": self.optimizer}
 
-    def load_params(self, path: Path) -> None:
-        """Reads what ``save_params`` wrote.
+    def _state(self) -> dict[str, Any]:
+        # The explorer's schedule and RNG: exploration resumes exactly.
+        return {"opt_steps": self.opt_steps, "explorer": self.explorer.state_dict()}
 
-        Raises:
-            FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
-        """
-        keys = ["optimizer", "opt_steps", "explorer", *self._extra_state()]
-        state = load_modules(path, self._modules(), self._name, self.device, keys)
-        load_optimizer(self.optimizer, state["optimizer"])
+    def _load_state(self, state: dict[str, Any]) -> None:
         self.opt_steps = int(state["opt_steps"])
         self.explorer.load_state_dict(state["explorer"])
-        self._load_extra_state(state)

@@ -78,10 +78,11 @@ class NumpyPolicy:
 
     Examples:
         >>> import tempfile
-        >>> from border_py.agents import Dqn, DqnConfig
+        >>> from border_py.agents import DqnConfig
+        >>> from border_py.base import Spaces
         >>> from border_py.export import export_numpy
         >>> with tempfile.TemporaryDirectory() as d:
-        ...     _ = export_numpy(Dqn(DqnConfig(hidden=(8,)), obs_dim=4, n_actions=2, seed=0), d)
+        ...     _ = export_numpy(DqnConfig(hidden=(8,)).build(Spaces(obs_shape=(4,), n_actions=2), 0), d)
         ...     policy = NumpyPolicy.load(d)
         >>> policy.kind, policy.act(np.zeros(4, np.float32)).shape
         ('dqn', ())

@@ -27,6 +27,7 @@ from border_py.agents import (
     NatureCnnConfig,
     UniformTaus,
 )
+from border_py.base import Spaces
 from border_py.testing.pixels import PixelBanditEnvConfig
 
 
@@ -44,17 +45,16 @@ def test_nature_cnn_refuses_shapes_it_cannot_take() -> None:
         NatureCnnConfig().build((4, 20, 20))
 
 
-def test_an_encoder_needs_a_matching_obs_shape() -> None:
+def test_an_encoder_takes_the_envs_observation_shape_and_refuses_a_flat_one() -> None:
     config = DqnConfig(encoder=NatureCnnConfig(), hidden=(8,))
-    with pytest.raises(ValueError, match="needs obs_shape"):
-        Dqn(config, obs_dim=4 * 36 * 36, n_actions=2, seed=0)
-    with pytest.raises(ValueError, match="does not hold obs_dim"):
-        Dqn(config, obs_dim=5, n_actions=2, seed=0, obs_shape=(4, 36, 36))
+    with pytest.raises(ValueError, match=r"\(channels, height, width\) observations, got \(5184,\)"):
+        Dqn(config, Spaces(obs_shape=(4 * 36 * 36,), n_actions=2), seed=0)
+    assert Dqn(config, Spaces(obs_shape=(4, 36, 36), n_actions=2), seed=0).obs_shape == (4, 36, 36)
 
 
 def test_greedy_action_on_uint8_frames_equals_the_network_on_scaled_floats() -> None:
     config = DqnConfig(encoder=NatureCnnConfig(), hidden=(16,))
-    agent = Dqn(config, obs_dim=4 * 36 * 36, n_actions=3, seed=0, obs_shape=(4, 36, 36))
+    agent = Dqn(config, Spaces(obs_shape=(4, 36, 36), n_actions=3), seed=0)
     agent.eval()
     obs = np.random.default_rng(0).integers(0, 256, (4, 36, 36)).astype(np.uint8)
     expected = agent.net(torch.from_numpy(obs).float()[None] / 255.0).argmax(1).item()
@@ -97,7 +97,7 @@ def test_dqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
         target_update_interval=50,
         explorer=_EXPLORER,
     )
-    agent = Dqn(config, obs_dim=4 * 36 * 36, n_actions=2, seed=0, obs_shape=(4, 36, 36))
+    agent = Dqn(config, Spaces(obs_shape=(4, 36, 36), n_actions=2), seed=0)
     assert _train_on_pixels(agent, tmp_path) >= 9.0
 
 
@@ -116,5 +116,5 @@ def test_iqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
         target_taus=UniformTaus(n=8),
         explorer=_EXPLORER,
     )
-    agent = Iqn(config, obs_dim=4 * 36 * 36, n_actions=2, seed=0, obs_shape=(4, 36, 36))
+    agent = Iqn(config, Spaces(obs_shape=(4, 36, 36), n_actions=2), seed=0)
     assert _train_on_pixels(agent, tmp_path) >= 9.0

@@ -13,6 +13,7 @@ import torch
 from border_py import ArrayDataset
 from border_py.agents import Cql, CqlConfig
 from border_py.agents.cql.losses import conservative_gap, conservative_penalty, uniform_log_density
+from border_py.base import Spaces
 from tests.agents.test_offline_agents import BOUNDS, _dataset
 
 
@@ -21,7 +22,7 @@ def _agent(seed: int = 0, **changes: Any) -> Cql:
         actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32, critic_lr=1e-3, normalize_obs=False,
         **changes,
     )  # fmt: skip
-    return Cql(config, 3, BOUNDS, seed=seed)
+    return Cql(config, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=seed)
 
 
 def test_the_conservative_gap_and_its_gradient_by_hand() -> None:
@@ -138,7 +139,9 @@ def test_it_learns_the_best_action_of_a_contextual_bandit_from_uniform_data() ->
         actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=64, actor_lr=1e-3, critic_lr=1e-3,
         cql_alpha=1.0, normalize_obs=False,
     )  # fmt: skip
-    agent = Cql(config, 2, (np.array([-1.0]), np.array([1.0])), seed=0)
+    agent = Cql(
+        config, Spaces(obs_shape=(2,), action_low=np.array([-1.0]), action_high=np.array([1.0])), seed=0
+    )
     for _ in range(400):
         agent.opt(dataset)
     agent.eval()

@@ -15,6 +15,7 @@ from border_py import PerConfig
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.dqn import EpsilonGreedy
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
+from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer
 
 _buffer = partial(random_buffer, discount=0.9)
@@ -56,7 +57,7 @@ def test_td_loss_values() -> None:
 def _linear_agent(batch_size: int = 1) -> Dqn:
     """A Q-net whose output layer has zero weights and biases (1, 2): Q(s, .) = (1, 2) for every s."""
     config = DqnConfig(hidden=(3,), batch_size=batch_size, loss="mse", lr=1e-3)
-    agent = Dqn(config, obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(config, Spaces(obs_shape=(4,), n_actions=2), seed=0)
     with torch.no_grad():
         for net in (agent.net, agent.net_tgt):
             linear = net.net[-1]
@@ -92,7 +93,7 @@ def test_opt_reads_each_transitions_discount_from_the_batch() -> None:
 
 
 def test_dueling_head_is_value_plus_centred_advantage() -> None:
-    agent = Dqn(DqnConfig(hidden=(8,), dueling=True), obs_dim=4, n_actions=3, seed=0)
+    agent = Dqn(DqnConfig(hidden=(8,), dueling=True), Spaces(obs_shape=(4,), n_actions=3), seed=0)
     x = torch.randn(5, 4)
     net = agent.net
     h = net.net(x)
@@ -105,8 +106,7 @@ def test_dueling_head_is_value_plus_centred_advantage() -> None:
 def test_dueling_dqn_learns_on_a_fixed_batch() -> None:
     agent = Dqn(
         DqnConfig(hidden=(32,), dueling=True, batch_size=16, lr=1e-2, target_update_interval=1000),
-        obs_dim=4,
-        n_actions=2,
+        Spaces(obs_shape=(4,), n_actions=2),
         seed=0,
     )
     buffer = _buffer(16)
@@ -122,7 +122,11 @@ def test_a_network_without_a_hidden_layer_is_refused_naming_the_field() -> None:
 
 
 def test_opt_record_keys_and_finite_values() -> None:
-    agent = Dqn(DqnConfig(batch_size=32, double_dqn=True, max_grad_norm=1.0), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(
+        DqnConfig(batch_size=32, double_dqn=True, max_grad_norm=1.0),
+        Spaces(obs_shape=(4,), n_actions=2),
+        seed=0,
+    )
     record = agent.opt(_buffer(100))
     assert record is not None
     assert set(record) == {"train/loss", "train/q_mean", "train/grad_norm", "train/epsilon"}
@@ -130,14 +134,16 @@ def test_opt_record_keys_and_finite_values() -> None:
 
 
 def test_opt_skips_until_the_buffer_holds_a_batch() -> None:
-    agent = Dqn(DqnConfig(batch_size=32), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(batch_size=32), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     assert agent.opt(_buffer(31)) is None
     assert agent.opt(_buffer(32)) is not None
 
 
 def test_opt_reduces_the_loss_on_a_fixed_batch() -> None:
     agent = Dqn(
-        DqnConfig(batch_size=16, lr=1e-2, target_update_interval=1000), obs_dim=4, n_actions=2, seed=0
+        DqnConfig(batch_size=16, lr=1e-2, target_update_interval=1000),
+        Spaces(obs_shape=(4,), n_actions=2),
+        seed=0,
     )
     buffer = _buffer(16)
     losses = []
@@ -149,7 +155,9 @@ def test_opt_reduces_the_loss_on_a_fixed_batch() -> None:
 
 
 def test_hard_target_update_copies_every_interval() -> None:
-    agent = Dqn(DqnConfig(batch_size=8, target_update_interval=3), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(
+        DqnConfig(batch_size=8, target_update_interval=3), Spaces(obs_shape=(4,), n_actions=2), seed=0
+    )
     buffer, x = _buffer(8), torch.randn(5, 4)
     initial = agent.net_tgt(x).detach().clone()
     agent.opt(buffer)
@@ -160,7 +168,7 @@ def test_hard_target_update_copies_every_interval() -> None:
 
 
 def test_polyak_target_update() -> None:
-    agent = Dqn(DqnConfig(batch_size=8, tau=0.25), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(batch_size=8, tau=0.25), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     old_tgt = [p.detach().clone() for p in agent.net_tgt.parameters()]
     agent.opt(_buffer(8))
     for p_tgt, p, old in zip(agent.net_tgt.parameters(), agent.net.parameters(), old_tgt, strict=True):
@@ -186,7 +194,9 @@ def test_prioritized_replay_updates_priorities_from_td_errors() -> None:
 
 def test_eval_mode_is_greedy_and_deterministic_even_with_full_exploration() -> None:
     agent = Dqn(
-        DqnConfig(explorer=EpsilonGreedyConfig(eps_start=1.0, eps_final=1.0)), obs_dim=4, n_actions=2, seed=0
+        DqnConfig(explorer=EpsilonGreedyConfig(eps_start=1.0, eps_final=1.0)),
+        Spaces(obs_shape=(4,), n_actions=2),
+        seed=0,
     )
     obs = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
     agent.eval()
@@ -208,7 +218,9 @@ def test_epsilon_schedule_is_linear_in_env_steps() -> None:
 
 def test_softmax_explorer_samples_by_q_values() -> None:
     agent = Dqn(
-        DqnConfig(hidden=(3,), explorer=SoftmaxConfig(temperature=1.0)), obs_dim=4, n_actions=2, seed=0
+        DqnConfig(hidden=(3,), explorer=SoftmaxConfig(temperature=1.0)),
+        Spaces(obs_shape=(4,), n_actions=2),
+        seed=0,
     )
     with torch.no_grad():
         linear = agent.net.net[-1]
@@ -220,14 +232,14 @@ def test_softmax_explorer_samples_by_q_values() -> None:
 
 
 def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> None:
-    agent = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(batch_size=16), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     buffer = _buffer(64)
     for _ in range(20):
         agent.opt(buffer)
     files = agent.save_params(tmp_path)
     assert sorted(p.name for p in files) == ["qnet.pt", "qnet_tgt.pt", "state.pt"]
 
-    loaded = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=123)
+    loaded = Dqn(DqnConfig(batch_size=16), Spaces(obs_shape=(4,), n_actions=2), seed=123)
     loaded.load_params(tmp_path)
     obs = np.random.default_rng(1).normal(size=(50, 4)).astype(np.float32)
     agent.eval()
@@ -250,12 +262,12 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
 def test_save_then_load_restores_the_explorer_schedule_and_rng(
     tmp_path: Path, explorer: EpsilonGreedyConfig | SoftmaxConfig
 ) -> None:
-    agent = Dqn(DqnConfig(explorer=explorer), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(explorer=explorer), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     obs = np.random.default_rng(1).normal(size=(60, 4)).astype(np.float32)
     for o in obs[:30]:
         agent.sample(o)  # train mode: explores and advances the schedule
     agent.save_params(tmp_path)
-    loaded = Dqn(DqnConfig(explorer=explorer), obs_dim=4, n_actions=2, seed=99)
+    loaded = Dqn(DqnConfig(explorer=explorer), Spaces(obs_shape=(4,), n_actions=2), seed=99)
     loaded.load_params(tmp_path)
     assert [int(agent.sample(o)) for o in obs[30:]] == [int(loaded.sample(o)) for o in obs[30:]]
     if isinstance(explorer, EpsilonGreedyConfig):
@@ -265,7 +277,7 @@ def test_save_then_load_restores_the_explorer_schedule_and_rng(
 
 
 def test_load_of_a_state_without_the_explorer_names_what_is_missing(tmp_path: Path) -> None:
-    agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     agent.save_params(tmp_path)
     state = torch.load(tmp_path / "state.pt", weights_only=True)
     del state["explorer"]
@@ -275,7 +287,7 @@ def test_load_of_a_state_without_the_explorer_names_what_is_missing(tmp_path: Pa
 
 
 def test_load_from_an_incomplete_directory_names_the_missing_file(tmp_path: Path) -> None:
-    agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     agent.save_params(tmp_path)
     (tmp_path / "qnet_tgt.pt").unlink()
     with pytest.raises(FileNotFoundError, match=r"qnet_tgt\.pt not found"):
@@ -283,9 +295,9 @@ def test_load_from_an_incomplete_directory_names_the_missing_file(tmp_path: Path
 
 
 def test_load_of_a_mismatched_network_names_the_file(tmp_path: Path) -> None:
-    Dqn(DqnConfig(hidden=(8,)), obs_dim=4, n_actions=2, seed=0).save_params(tmp_path)
+    Dqn(DqnConfig(hidden=(8,)), Spaces(obs_shape=(4,), n_actions=2), seed=0).save_params(tmp_path)
     with pytest.raises(ValueError, match=r"qnet\.pt does not match"):
-        Dqn(DqnConfig(hidden=(16,)), obs_dim=4, n_actions=2, seed=0).load_params(tmp_path)
+        Dqn(DqnConfig(hidden=(16,)), Spaces(obs_shape=(4,), n_actions=2), seed=0).load_params(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -300,7 +312,7 @@ def test_load_of_a_mismatched_network_names_the_file(tmp_path: Path) -> None:
 def test_load_of_a_corrupt_file_names_the_file_and_what_was_found(
     tmp_path: Path, damage: str, says: str
 ) -> None:
-    agent = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     agent.save_params(tmp_path)
     file = tmp_path / "qnet.pt"
     data = file.read_bytes()
@@ -328,7 +340,7 @@ class _Exploit:
 def test_a_crafted_network_file_is_refused_without_running_it_or_advising_an_unsafe_load(
     tmp_path: Path,
 ) -> None:
-    agent = Dqn(DqnConfig(batch_size=16), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(batch_size=16), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     agent.save_params(tmp_path)
     marker = tmp_path / "pwned"
     torch.save({"0.weight": _Exploit(marker)}, tmp_path / "qnet.pt")

@@ -14,6 +14,7 @@ from border_py import PerConfig
 from border_py.agents import EpsilonGreedyConfig, EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, sample_taus
+from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer as _buffer
 
 _SMALL = IqnConfig(hidden=(16,), embed_dim=16, n_cos=8, head_hidden=(16,), batch_size=16)
@@ -100,7 +101,7 @@ def test_network_uses_the_cosine_embedding_of_each_fraction() -> None:
 
 
 def test_opt_skips_until_a_batch_then_records_finite_values() -> None:
-    agent = Iqn(_SMALL, obs_dim=4, n_actions=2, seed=0)
+    agent = Iqn(_SMALL, Spaces(obs_shape=(4,), n_actions=2), seed=0)
     assert agent.opt(_buffer(15)) is None
     record = agent.opt(_buffer(64))
     assert record is not None
@@ -111,7 +112,7 @@ def test_opt_skips_until_a_batch_then_records_finite_values() -> None:
 def test_quantiles_learn_a_fixed_reward_with_no_bootstrap() -> None:
     # Every transition terminates with reward 3: every quantile of every taken action goes to 3.
     config = IqnConfig(hidden=(32,), embed_dim=32, n_cos=8, head_hidden=(32,), batch_size=32, lr=3e-3)
-    agent = Iqn(config, obs_dim=4, n_actions=2, seed=0)
+    agent = Iqn(config, Spaces(obs_shape=(4,), n_actions=2), seed=0)
     buffer = _buffer(32, reward=3.0, is_terminated=True)
     for _ in range(400):
         record = agent.opt(buffer)
@@ -122,7 +123,7 @@ def test_quantiles_learn_a_fixed_reward_with_no_bootstrap() -> None:
 
 def test_eval_is_greedy_on_the_mean_quantile_and_deterministic() -> None:
     always_explore = EpsilonGreedyConfig(eps_start=1.0, eps_final=1.0)
-    agent = Iqn(attrs.evolve(_SMALL, explorer=always_explore), obs_dim=4, n_actions=2, seed=0)
+    agent = Iqn(attrs.evolve(_SMALL, explorer=always_explore), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     obs = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
     agent.eval()
     with torch.no_grad():
@@ -134,7 +135,7 @@ def test_eval_is_greedy_on_the_mean_quantile_and_deterministic() -> None:
 
 def test_prioritized_replay_sets_each_priority_to_the_items_loss() -> None:
     buffer = _buffer(16, per=PerConfig(alpha=1.0, eps=1e-6))
-    agent = Iqn(_SMALL, obs_dim=4, n_actions=2, seed=0)
+    agent = Iqn(_SMALL, Spaces(obs_shape=(4,), n_actions=2), seed=0)
     assert buffer._tree is not None
     before = buffer._tree.get(np.arange(16)).copy()
     record = agent.opt(buffer)
@@ -145,13 +146,13 @@ def test_prioritized_replay_sets_each_priority_to_the_items_loss() -> None:
 
 
 def test_save_then_load_gives_identical_actions_and_next_update(tmp_path: Path) -> None:
-    agent = Iqn(_SMALL, obs_dim=4, n_actions=2, seed=0)
+    agent = Iqn(_SMALL, Spaces(obs_shape=(4,), n_actions=2), seed=0)
     buffer = _buffer(64)
     for _ in range(5):
         agent.opt(buffer)
     files = agent.save_params(tmp_path)
     assert sorted(p.name for p in files) == ["iqn.pt", "iqn_tgt.pt", "state.pt"]
-    loaded = Iqn(_SMALL, obs_dim=4, n_actions=2, seed=7)
+    loaded = Iqn(_SMALL, Spaces(obs_shape=(4,), n_actions=2), seed=7)
     loaded.load_params(tmp_path)
     obs = np.random.default_rng(1).normal(size=(30, 4)).astype(np.float32)
     agent.eval()
@@ -166,6 +167,6 @@ def test_save_then_load_gives_identical_actions_and_next_update(tmp_path: Path) 
 
 
 def test_load_of_a_mismatched_network_names_the_file(tmp_path: Path) -> None:
-    Iqn(_SMALL, obs_dim=4, n_actions=2, seed=0).save_params(tmp_path)
+    Iqn(_SMALL, Spaces(obs_shape=(4,), n_actions=2), seed=0).save_params(tmp_path)
     with pytest.raises(ValueError, match=r"iqn\.pt does not match this IQN's network"):
-        Iqn(_SMALL, obs_dim=4, n_actions=3, seed=0).load_params(tmp_path)
+        Iqn(_SMALL, Spaces(obs_shape=(4,), n_actions=3), seed=0).load_params(tmp_path)

@@ -16,6 +16,7 @@ from border_py.agents import Awac, AwacConfig, Bc, BcConfig, Cql, CqlConfig, Iql
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
 from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
 from border_py.agents.policies import ActionScale, GaussianPolicy
+from border_py.base import Spaces
 
 BOUNDS = (np.array([-2.0, 0.0], np.float32), np.array([2.0, 1.0], np.float32))
 _CQL_LAGRANGIAN = CqlConfig(batch_size=32, normalize_obs=False, target_action_gap=1.0)  # every module moves
@@ -74,8 +75,6 @@ def test_action_scale_and_the_gaussian_policy_against_torch_distributions() -> N
     act = torch.tensor([[1.0, 0.25]])
     torch.testing.assert_close(scale.to_unit(act), torch.tensor([[0.5, -0.5]]))
     torch.testing.assert_close(scale.from_unit(torch.tensor([[0.5, -3.0]])), torch.tensor([[1.0, 0.0]]))
-    with pytest.raises(ValueError, match="action_high > action_low"):
-        ActionScale(np.array([1.0]), np.array([1.0]), torch.device("cpu"))
     policy = GaussianPolicy(3, 2, (8,))
     obs, unit = torch.randn(5, 3), torch.rand(5, 2) * 2 - 1
     mean, log_std = policy(obs)
@@ -89,7 +88,13 @@ def test_bc_fits_the_datasets_actions(kind: str) -> None:
     config = BcConfig(
         hidden=(64,), batch_size=64, policy="gaussian" if kind == "gaussian" else "deterministic"
     )
-    agent = Bc(config, 3, seed=0, **({"n_actions": 2} if discrete else {"action_bounds": BOUNDS}))
+    low, high = BOUNDS
+    spaces = (
+        Spaces(obs_shape=(3,), n_actions=2)
+        if discrete
+        else Spaces(obs_shape=(3,), action_low=low, action_high=high)
+    )
+    agent = Bc(config, spaces, seed=0)
     dataset = _dataset(discrete=discrete)
     first = agent.opt(dataset)
     for _ in range(400):
@@ -111,18 +116,28 @@ def test_bc_fits_the_datasets_actions(kind: str) -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: Iql(IqlConfig(batch_size=32), 3, BOUNDS, seed=0),
-        lambda: Awac(AwacConfig(batch_size=32), 3, BOUNDS, seed=0),
-        lambda: Cql(_CQL_LAGRANGIAN, 3, BOUNDS, seed=0),
+        lambda: Iql(
+            IqlConfig(batch_size=32),
+            Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+            seed=0,
+        ),
+        lambda: Awac(
+            AwacConfig(batch_size=32),
+            Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+            seed=0,
+        ),
+        lambda: Cql(
+            _CQL_LAGRANGIAN, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=0
+        ),
     ],
 )
 def test_one_update_moves_every_network_and_records_finite_values(make: Any) -> None:
     agent = make()
-    before = {name: [p.detach().clone() for p in m.parameters()] for name, m in agent._modules().items()}
+    before = {name: [p.detach().clone() for p in m.parameters()] for name, m in agent._networks().items()}
     record = agent.opt(_dataset())
     assert record is not None
     assert all(math.isfinite(record.get_scalar(k)) for k in record)
-    for name, module in agent._modules().items():
+    for name, module in agent._networks().items():
         moved = any(not torch.equal(a, b) for a, b in zip(before[name], module.parameters(), strict=True))
         assert moved, name  # critic_tgt too: by Polyak averaging
     assert agent.opt(_dataset(16)) is None  # fewer than a batch
@@ -131,7 +146,11 @@ def test_one_update_moves_every_network_and_records_finite_values(make: Any) -> 
 def test_awac_advantage_and_weights_come_from_the_critics_before_the_step() -> None:
     """As in the AWAC authors' code: ``A = min_i Q_i(s, a) - min_i Q_i(s, a_pi)`` with the critics as they
     were before this update's critic step (recomputed here from a copy of the agent taken before it)."""
-    agent = Awac(AwacConfig(batch_size=32, lam=0.5, max_weight=3.0), 3, BOUNDS, seed=0)
+    agent = Awac(
+        AwacConfig(batch_size=32, lam=0.5, max_weight=3.0),
+        Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=0,
+    )
     batch = _dataset().batch(32)
     act = agent._unit(batch.act)
     generator = torch.Generator().set_state(agent.generator.get_state())
@@ -154,7 +173,11 @@ def test_awac_advantage_and_weights_come_from_the_critics_before_the_step() -> N
 
 @pytest.mark.functional
 def test_iql_weights_are_clipped_and_its_value_tracks_the_upper_expectile_of_q() -> None:
-    agent = Iql(IqlConfig(batch_size=64, expectile=0.9, max_weight=5.0), 3, BOUNDS, seed=0)
+    agent = Iql(
+        IqlConfig(batch_size=64, expectile=0.9, max_weight=5.0),
+        Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=0,
+    )
     dataset = _dataset()
     for _ in range(300):
         record = agent.opt(dataset)
@@ -172,7 +195,10 @@ def test_iql_anneals_the_actor_learning_rate_along_a_cosine_and_resumes_it(tmp_p
     assert cosine_lr(1e-3, 1, 4) == pytest.approx(1e-3 * (1 + math.sqrt(0.5)) / 2)
     assert [cosine_lr(1e-3, k, 4) for k in (0, 2, 4, 9)] == pytest.approx([1e-3, 0.5e-3, 0.0, 0.0])
     config = IqlConfig(batch_size=32, actor_lr=1e-3, critic_lr=2e-3, actor_lr_decay_steps=4)
-    agent, dataset = Iql(config, 3, BOUNDS, seed=0), _dataset()
+    agent, dataset = (
+        Iql(config, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=0),
+        _dataset(),
+    )
     lrs = []
     for _ in range(3):
         record = agent.opt(dataset)
@@ -181,13 +207,17 @@ def test_iql_anneals_the_actor_learning_rate_along_a_cosine_and_resumes_it(tmp_p
     assert lrs == pytest.approx([cosine_lr(1e-3, k, 4) for k in range(3)])
     assert agent.critic_optimizer.param_groups[0]["lr"] == 2e-3  # the critics' rate is not annealed
     agent.save_params(tmp_path)
-    resumed = Iql(config, 3, BOUNDS, seed=1)
+    resumed = Iql(config, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=1)
     resumed.load_params(tmp_path)
     for _ in range(2):
         record = resumed.opt(dataset)
     assert record is not None
     assert record.get_scalar("train/actor_lr") == 0.0  # update 4 (from 0): the decay is over
-    constant = Iql(IqlConfig(batch_size=32, actor_lr=1e-3), 3, BOUNDS, seed=0)
+    constant = Iql(
+        IqlConfig(batch_size=32, actor_lr=1e-3),
+        Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=0,
+    )
     for _ in range(3):
         record = constant.opt(dataset)
     assert record is not None
@@ -196,13 +226,22 @@ def test_iql_anneals_the_actor_learning_rate_along_a_cosine_and_resumes_it(tmp_p
 
 def test_observation_statistics_are_used_saved_and_required_for_training(tmp_path: Path) -> None:
     stats = (np.array([1.0, 2.0, 3.0]), np.array([2.0, 2.0, 2.0]))
-    agent = Bc(BcConfig(normalize_obs=True, batch_size=32), 3, seed=0, action_bounds=BOUNDS, obs_stats=stats)
+    agent = Bc(
+        BcConfig(normalize_obs=True, batch_size=32),
+        Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=0,
+        obs_stats=stats,
+    )
     torch.testing.assert_close(
         agent.normalizer(torch.tensor([[3.0, 2.0, 1.0]])), torch.tensor([[1.0, 0.0, -1.0]])
     )
     agent.opt(_dataset())
     agent.save_params(tmp_path)
-    no_stats = Bc(BcConfig(normalize_obs=True, batch_size=32), 3, seed=5, action_bounds=BOUNDS)
+    no_stats = Bc(
+        BcConfig(normalize_obs=True, batch_size=32),
+        Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=5,
+    )
     with pytest.raises(ValueError, match="normalize_obs needs the dataset's observation statistics"):
         no_stats.opt(_dataset())
     no_stats.load_params(tmp_path)
@@ -214,9 +253,19 @@ def test_observation_statistics_are_used_saved_and_required_for_training(tmp_pat
 @pytest.mark.parametrize(
     "make",
     [
-        lambda s: Iql(IqlConfig(batch_size=32), 3, BOUNDS, seed=s),
-        lambda s: Awac(AwacConfig(batch_size=32), 3, BOUNDS, seed=s),
-        lambda s: Cql(_CQL_LAGRANGIAN, 3, BOUNDS, seed=s),
+        lambda s: Iql(
+            IqlConfig(batch_size=32),
+            Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+            seed=s,
+        ),
+        lambda s: Awac(
+            AwacConfig(batch_size=32),
+            Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+            seed=s,
+        ),
+        lambda s: Cql(
+            _CQL_LAGRANGIAN, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=s
+        ),
     ],
 )
 def test_save_then_load_continues_identically(make: Any, tmp_path: Path) -> None:

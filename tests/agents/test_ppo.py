@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from border_py import RolloutBuffer, RolloutBufferConfig, Transition
 from border_py.agents import Ppo, PpoConfig
 from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
+from border_py.base import Spaces
 
 
 def _reference_gae(
@@ -120,7 +121,9 @@ def test_losses_by_hand() -> None:
 def test_log_prob_and_entropy_equal_torch_distributions(kind: str) -> None:
     config = PpoConfig(gsde=kind == "gsde", log_std_init=-0.5)
     agent = (
-        Ppo(config, 3, seed=0, n_actions=4) if kind == "discrete" else Ppo(config, 3, seed=0, action_dim=2)
+        Ppo(config, Spaces(obs_shape=(3,), n_actions=4), seed=0)
+        if kind == "discrete"
+        else Ppo(config, Spaces(obs_shape=(3,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=0)
     )
     obs = torch.randn(7, 3)
     latent, out, _ = agent.net(obs)
@@ -161,7 +164,7 @@ def _fill(buffer: RolloutBuffer, rng: np.random.Generator, act_dim: int | None) 
 
 
 def test_opt_takes_the_rollout_and_records_finite_diagnostics() -> None:
-    agent = Ppo(PpoConfig(batch_size=16, n_epochs=2), 3, seed=0, n_actions=2)
+    agent = Ppo(PpoConfig(batch_size=16, n_epochs=2), Spaces(obs_shape=(3,), n_actions=2), seed=0)
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
     assert agent.opt(buffer) is None  # nothing collected
     _fill(buffer, np.random.default_rng(0), None)
@@ -177,7 +180,11 @@ def test_opt_takes_the_rollout_and_records_finite_diagnostics() -> None:
 
 
 def test_the_first_minibatch_starts_at_ratio_one_so_old_log_probs_are_the_collecting_policy() -> None:
-    agent = Ppo(PpoConfig(batch_size=32, n_epochs=1), 3, seed=0, action_dim=2)
+    agent = Ppo(
+        PpoConfig(batch_size=32, n_epochs=1),
+        Spaces(obs_shape=(3,), action_low=[-1.0] * 2, action_high=[1.0] * 2),
+        seed=0,
+    )
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
     _fill(buffer, np.random.default_rng(1), 2)
     record = agent.opt(buffer)
@@ -191,7 +198,9 @@ def test_target_kl_stops_the_epochs_early() -> None:
     runs: list[float] = []
     for target_kl in (None, 1e-6):
         agent = Ppo(
-            PpoConfig(batch_size=8, n_epochs=10, lr=1e-2, target_kl=target_kl), 3, seed=0, n_actions=2
+            PpoConfig(batch_size=8, n_epochs=10, lr=1e-2, target_kl=target_kl),
+            Spaces(obs_shape=(3,), n_actions=2),
+            seed=0,
         )
         buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
         _fill(buffer, rng, None)
@@ -204,7 +213,7 @@ def test_target_kl_stops_the_epochs_early() -> None:
 
 def test_linear_schedules_fall_with_the_env_steps_learnt_from() -> None:
     config = PpoConfig(lr=1e-3, lr_schedule="linear", clip_schedule="linear", schedule_env_steps=128)
-    agent = Ppo(config, 3, seed=0, n_actions=2)
+    agent = Ppo(config, Spaces(obs_shape=(3,), n_actions=2), seed=0)
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
     rng = np.random.default_rng(3)
     seen = []
@@ -220,7 +229,9 @@ def test_linear_schedules_fall_with_the_env_steps_learnt_from() -> None:
 
 
 def test_observation_statistics_stay_frozen_within_a_rollout_and_follow_it() -> None:
-    agent = Ppo(PpoConfig(normalize_obs=True, batch_size=32, n_epochs=1), 3, seed=0, n_actions=2)
+    agent = Ppo(
+        PpoConfig(normalize_obs=True, batch_size=32, n_epochs=1), Spaces(obs_shape=(3,), n_actions=2), seed=0
+    )
     for _ in range(5):
         agent.sample(np.full(3, 100.0, np.float32))
     assert agent.obs_rms.mean.tolist() == [0.0, 0.0, 0.0]  # acting never moves them
@@ -232,7 +243,11 @@ def test_observation_statistics_stay_frozen_within_a_rollout_and_follow_it() -> 
 
 
 def test_reward_normalisation_divides_by_the_running_return_std() -> None:
-    agent = Ppo(PpoConfig(normalize_reward=True, batch_size=32, n_epochs=1), 3, seed=0, n_actions=2)
+    agent = Ppo(
+        PpoConfig(normalize_reward=True, batch_size=32, n_epochs=1),
+        Spaces(obs_shape=(3,), n_actions=2),
+        seed=0,
+    )
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
     _fill(buffer, np.random.default_rng(5), None)
     rollout = buffer.batch(32)
@@ -245,14 +260,14 @@ def test_reward_normalisation_divides_by_the_running_return_std() -> None:
 
 def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> None:
     config = PpoConfig(normalize_obs=True, normalize_reward=True, gsde=True, sde_sample_freq=2, batch_size=16)
-    agent = Ppo(config, 3, seed=0, action_dim=2)
+    agent = Ppo(config, Spaces(obs_shape=(3,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=0)
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
     _fill(buffer, np.random.default_rng(6), 2)
     agent.opt(buffer)
     obs = np.ones(3, np.float32)
     agent.sample(obs)
     agent.save_params(tmp_path)
-    loaded = Ppo(config, 3, seed=1, action_dim=2)
+    loaded = Ppo(config, Spaces(obs_shape=(3,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=1)
     loaded.load_params(tmp_path)
     assert [agent.sample(obs).tolist() for _ in range(5)] == [loaded.sample(obs).tolist() for _ in range(5)]
     assert (loaded.env_steps, loaded.opt_steps) == (32, 1)
@@ -263,14 +278,12 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
 
 
 def test_construction_refuses_what_ppo_cannot_do() -> None:
-    with pytest.raises(ValueError, match="exactly one"):
-        Ppo(PpoConfig(), 3, seed=0)
     with pytest.raises(ValueError, match="gsde is for continuous actions"):
-        Ppo(PpoConfig(gsde=True), 3, seed=0, n_actions=2)
+        Ppo(PpoConfig(gsde=True), Spaces(obs_shape=(3,), n_actions=2), seed=0)
 
 
 def test_train_mode_draws_actions_with_the_policy_probabilities_and_eval_takes_the_argmax() -> None:
-    agent = Ppo(PpoConfig(), 3, seed=0, n_actions=3)
+    agent = Ppo(PpoConfig(), Spaces(obs_shape=(3,), n_actions=3), seed=0)
     with torch.no_grad():
         agent.net.action_net.weight.zero_()
         agent.net.action_net.bias.copy_(torch.log(torch.tensor([0.2, 0.5, 0.3])))

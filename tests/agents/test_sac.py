@@ -21,6 +21,7 @@ from border_py.agents.sac.losses import (
     soft_q_target,
     squashed_gaussian_log_prob,
 )
+from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer
 
 LOW, HIGH = np.array([-2.0, 0.0, -1.0], np.float32), np.array([2.0, 1.0, 3.0], np.float32)
@@ -35,7 +36,7 @@ _buffer = partial(random_buffer, sample_act=_in_bounds)
 
 def _agent(**overrides: object) -> Sac:
     config = SacConfig(actor_hidden=(32,), critic_hidden=(32,), batch_size=16, **overrides)  # type: ignore[arg-type]
-    return Sac(config, obs_dim=4, action_low=LOW, action_high=HIGH, seed=0)
+    return Sac(config, Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=0)
 
 
 # --- losses.py -------------------------------------------------------------------------------------
@@ -125,13 +126,11 @@ def test_actions_stay_within_the_bounds_and_eval_is_deterministic() -> None:
     np.testing.assert_allclose(first[0], expected, rtol=1e-6)
 
 
-def test_bad_action_bounds_are_refused() -> None:
-    with pytest.raises(ValueError, match="finite action bounds"):
-        Sac(SacConfig(), 4, np.array([-np.inf]), np.array([1.0]), seed=0)
-    with pytest.raises(ValueError, match="action_high > action_low"):
-        Sac(SacConfig(), 4, np.array([1.0]), np.array([1.0]), seed=0)
-    with pytest.raises(ValueError, match="log_std_min"):
-        SacConfig(log_std_min=2.0, log_std_max=-2.0)
+def test_it_takes_a_box_whose_bounds_spaces_has_checked() -> None:
+    with pytest.raises(ValueError, match="action bounds must be finite with low < high"):
+        Spaces(obs_shape=(4,), action_low=np.array([-np.inf]), action_high=np.array([1.0]))
+    with pytest.raises(TypeError, match="SAC needs continuous \\(box\\) actions; the env's are 2 discrete"):
+        Sac(SacConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
 
 
 def test_opt_skips_until_a_batch_then_records_finite_values() -> None:
@@ -210,7 +209,7 @@ def test_save_then_load_restores_everything_including_the_target_critics(tmp_pat
     x, a = torch.randn(8, 4), torch.rand(8, 3)
     assert not torch.equal(agent.critic_tgt(x, a), agent.critic(x, a))
 
-    loaded = Sac(agent.config, obs_dim=4, action_low=LOW, action_high=HIGH, seed=99)
+    loaded = Sac(agent.config, Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=99)
     loaded.load_params(tmp_path)
     assert torch.equal(loaded.critic_tgt(x, a), agent.critic_tgt(x, a))
     assert torch.equal(loaded.critic(x, a), agent.critic(x, a))
@@ -227,7 +226,11 @@ def test_save_then_load_restores_everything_including_the_target_critics(tmp_pat
 def test_load_names_a_missing_or_mismatched_file(tmp_path: Path) -> None:
     _agent().save_params(tmp_path)
     with pytest.raises(ValueError, match=r"critic\.pt does not match"):
-        Sac(SacConfig(actor_hidden=(32,), critic_hidden=(8,)), 4, LOW, HIGH, seed=0).load_params(tmp_path)
+        Sac(
+            SacConfig(actor_hidden=(32,), critic_hidden=(8,)),
+            Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH),
+            seed=0,
+        ).load_params(tmp_path)
     (tmp_path / "critic_tgt.pt").unlink()
     with pytest.raises(FileNotFoundError, match=r"critic_tgt\.pt not found"):
         _agent().load_params(tmp_path)
@@ -237,7 +240,9 @@ def test_a_failed_load_leaves_the_agent_unchanged(tmp_path: Path) -> None:
     _agent().save_params(tmp_path)
     # The critics match but the target critics' file is from another network: nothing may be loaded.
     torch.save(
-        Sac(SacConfig(critic_hidden=(8,)), 4, LOW, HIGH, seed=0).critic.state_dict(),
+        Sac(
+            SacConfig(critic_hidden=(8,)), Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=0
+        ).critic.state_dict(),
         tmp_path / "critic_tgt.pt",
     )
     agent = _agent()

@@ -10,12 +10,21 @@ import pytest
 import torch
 
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, Iqn, IqnConfig, Sac, SacConfig
+from border_py.base import Spaces
 
 AGENTS: dict[str, Callable[[int], Dqn | Iqn | Sac]] = {
-    "dqn": lambda seed: Dqn(DqnConfig(hidden=(16,), dueling=True), obs_dim=4, n_actions=3, seed=seed),
-    "iqn": lambda seed: Iqn(IqnConfig(hidden=(16,), embed_dim=16, head_hidden=(16,)), 4, 3, seed),
+    "dqn": lambda seed: Dqn(
+        DqnConfig(hidden=(16,), dueling=True), Spaces(obs_shape=(4,), n_actions=3), seed=seed
+    ),
+    "iqn": lambda seed: Iqn(
+        IqnConfig(hidden=(16,), embed_dim=16, head_hidden=(16,)),
+        Spaces(obs_shape=(4,), n_actions=3),
+        seed=seed,
+    ),
     "sac": lambda seed: Sac(
-        SacConfig(actor_hidden=(16,), critic_hidden=(16,)), 4, -np.ones(2), np.ones(2), seed
+        SacConfig(actor_hidden=(16,), critic_hidden=(16,)),
+        Spaces(obs_shape=(4,), action_low=-np.ones(2), action_high=np.ones(2)),
+        seed=seed,
     ),
 }
 
@@ -37,8 +46,8 @@ def test_an_acting_copy_built_elsewhere_acts_as_the_learner_after_loading_its_st
 
 
 def test_loading_copies_so_the_learner_training_on_does_not_change_the_actor() -> None:
-    learner = Dqn(DqnConfig(hidden=(16,)), obs_dim=4, n_actions=3, seed=0)
-    actor = Dqn(DqnConfig(hidden=(16,)), obs_dim=4, n_actions=3, seed=1)
+    learner = Dqn(DqnConfig(hidden=(16,)), Spaces(obs_shape=(4,), n_actions=3), seed=0)
+    actor = Dqn(DqnConfig(hidden=(16,)), Spaces(obs_shape=(4,), n_actions=3), seed=1)
     actor.load_acting_state(learner.acting_state(), env_steps=0)
     before = [p.clone() for p in actor.net.parameters()]
     with torch.no_grad():
@@ -49,14 +58,14 @@ def test_loading_copies_so_the_learner_training_on_does_not_change_the_actor() -
 
 def test_epsilon_follows_the_runs_env_steps_over_all_actors() -> None:
     explorer = EpsilonGreedyConfig(eps_start=1.0, eps_final=0.0, final_step=100)
-    learner = Dqn(DqnConfig(hidden=(8,), explorer=explorer), 4, 2, seed=0)
-    actor = Dqn(DqnConfig(hidden=(8,), explorer=explorer), 4, 2, seed=1)
+    learner = Dqn(DqnConfig(hidden=(8,), explorer=explorer), Spaces(obs_shape=(4,), n_actions=2), seed=0)
+    actor = Dqn(DqnConfig(hidden=(8,), explorer=explorer), Spaces(obs_shape=(4,), n_actions=2), seed=1)
     actor.load_acting_state(learner.acting_state(), env_steps=75)
     assert actor.explorer.epsilon() == pytest.approx(0.25)  # type: ignore[union-attr]
 
 
 def test_a_state_of_another_network_is_refused_naming_the_key() -> None:
-    small = Dqn(DqnConfig(hidden=(8,)), 4, 2, seed=0)
-    large = Dqn(DqnConfig(hidden=(16,)), 4, 2, seed=0)
+    small = Dqn(DqnConfig(hidden=(8,)), Spaces(obs_shape=(4,), n_actions=2), seed=0)
+    large = Dqn(DqnConfig(hidden=(16,)), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     with pytest.raises(ValueError, match=r"net\.0\.weight has shape \(8, 4\), the network's is \(16, 4\)"):
         large.load_acting_state(small.acting_state(), env_steps=0)

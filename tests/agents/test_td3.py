@@ -12,6 +12,7 @@ import torch
 
 from border_py.agents import Td3, Td3Config
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
+from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer
 
 LOW, HIGH = np.array([-2.0, 0.0, -1.0], np.float32), np.array([2.0, 1.0, 3.0], np.float32)
@@ -26,7 +27,7 @@ _buffer = partial(random_buffer, sample_act=_in_bounds)
 
 def _agent(config: Td3Config | None = None) -> Td3:
     config = config or Td3Config(actor_hidden=(32,), critic_hidden=(32,), batch_size=16)
-    return Td3(config, obs_dim=4, action_low=LOW, action_high=HIGH, seed=0)
+    return Td3(config, Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=0)
 
 
 def _params(module: torch.nn.Module) -> list[torch.Tensor]:
@@ -117,7 +118,7 @@ def test_ddpg_is_one_critic_without_smoothing_or_delay_and_explores_with_ou() ->
         0.0,
         "ou",
     )
-    agent = Td3(config, obs_dim=4, action_low=LOW, action_high=HIGH, seed=0)
+    agent = Td3(config, Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=0)
     record = agent.opt(_buffer(32))
     assert record is not None
     assert "train/actor_loss" in record  # no delay: the policy moves at every update
@@ -146,8 +147,8 @@ def test_save_then_load_continues_exactly(tmp_path: Path) -> None:
     assert ra == rb
 
 
-def test_bad_action_bounds_are_refused() -> None:
-    with pytest.raises(ValueError, match="finite action bounds"):
-        Td3(Td3Config(), 4, action_low=np.array([-np.inf]), action_high=np.array([1.0]), seed=0)
-    with pytest.raises(ValueError, match="action_high > action_low"):
-        Td3(Td3Config(), 4, action_low=np.array([1.0]), action_high=np.array([1.0]), seed=0)
+def test_it_takes_a_box_whose_bounds_spaces_has_checked() -> None:
+    with pytest.raises(ValueError, match="action bounds must be finite with low < high"):
+        Spaces(obs_shape=(4,), action_low=np.array([-np.inf]), action_high=np.array([1.0]))
+    with pytest.raises(TypeError, match="TD3 needs continuous \\(box\\) actions; the env's are 2 discrete"):
+        Td3(Td3Config(), Spaces(obs_shape=(4,), n_actions=2), seed=0)

@@ -11,6 +11,7 @@ import torch
 
 from border_py.agents import Td3Bc, Td3BcConfig
 from border_py.agents.td3bc.losses import td3bc_actor_loss
+from border_py.base import Spaces
 from tests.agents.test_offline_agents import BOUNDS, _dataset
 
 
@@ -18,7 +19,7 @@ def _agent(seed: int = 0, alpha: float = 2.5) -> Td3Bc:
     config = Td3BcConfig(
         actor_hidden=(64,), critic_hidden=(64,), batch_size=64, normalize_obs=False, alpha=alpha
     )
-    return Td3Bc(config, 3, BOUNDS, seed=seed)
+    return Td3Bc(config, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=seed)
 
 
 def _params(module: torch.nn.Module) -> list[torch.Tensor]:

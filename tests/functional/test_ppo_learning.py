@@ -21,6 +21,7 @@ from border_py import (
     seed_everything,
 )
 from border_py.agents import Ppo, PpoConfig
+from border_py.base import Spaces
 from border_py.checkpoint import latest_checkpoint
 from border_py.run import AnyExperiment, Experiment, evaluate, zoo
 from tests.zoo_runs import median_of_three_seeds, train_quietly, zoo_experiment
@@ -73,9 +74,8 @@ def _train(max_opts: int, model_dir: Path, resume_from: Path | None = None) -> t
     )
     agent = Ppo(
         PpoConfig(batch_size=16, n_epochs=2, normalize_obs=True, normalize_reward=True),
-        4,
+        Spaces(obs_shape=(4,), n_actions=2),
         seed=4,
-        n_actions=2,
     )
     eval_env = GymEnvConfig(name="CartPole-v1").build(seed=5)
     result = trainer.train(

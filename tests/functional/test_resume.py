@@ -24,6 +24,7 @@ from border_py import (
     TrainResult,
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, Iqn, IqnConfig, Sac, SacConfig
+from border_py.base import Spaces
 from border_py.base.agent import Agent
 from border_py.checkpoint import latest_checkpoint
 from border_py.envs import Act, GymEnv, Obs
@@ -40,8 +41,7 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         "CartPole-v1",
         lambda env: Dqn(
             DqnConfig(hidden=(32, 32), batch_size=32, target_update_interval=20, explorer=_EPS),
-            env.obs_dim,
-            env.n_actions,
+            Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions),
             seed=3,
         ),
         True,
@@ -50,8 +50,7 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         "CartPole-v1",
         lambda env: Iqn(
             IqnConfig(hidden=(32, 32), batch_size=16, target_update_interval=20, explorer=_EPS),
-            env.obs_dim,
-            env.n_actions,
+            Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions),
             seed=3,
         ),
         False,
@@ -59,10 +58,7 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
     "sac": (
         "Pendulum-v1",
         lambda env: Sac(
-            SacConfig(actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32),
-            env.obs_dim,
-            *env.action_bounds,
-            seed=3,
+            SacConfig(actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32), env.spaces, seed=3
         ),
         False,
     ),

@@ -27,6 +27,7 @@ from border_py import (
     latest_checkpoint,
 )
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
+from border_py.base import Spaces
 from border_py.checkpoint import load_meta
 from border_py.distributed import AsyncConfig, AsyncTrainer
 from border_py.envs import Act, Obs
@@ -46,7 +47,7 @@ ENV = GymEnvConfig(name="CartPole-v1")
 
 def make_agent(seed: int) -> Dqn:
     """Module level: the actors import it by name."""
-    return Dqn(AGENT, obs_dim=4, n_actions=2, seed=seed)
+    return Dqn(AGENT, Spaces(obs_shape=(4,), n_actions=2), seed=seed)
 
 
 def _trainer(tmp_path: Path, env: Any = ENV, **changes: Any) -> AsyncTrainer[Any, Any, Any]:

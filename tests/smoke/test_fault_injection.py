@@ -20,6 +20,7 @@ import torch
 
 from border_py import DefaultEvaluatorConfig, GymEnvConfig
 from border_py.agents import Dqn, DqnConfig
+from border_py.base import Spaces
 from border_py.checkpoint import checkpoint_problem, periodic_checkpoints, resolve_saved, saved_model_problem
 
 ROOT = Path(__file__).parents[2]
@@ -94,7 +95,7 @@ def _drive(model_dir: Path, kill_at: int, max_opts: int) -> subprocess.Completed
 
 
 def _agent() -> Dqn:
-    return Dqn(DqnConfig(hidden=(16,), batch_size=16), 4, 2, seed=0)
+    return Dqn(DqnConfig(hidden=(16,), batch_size=16), Spaces(obs_shape=(4,), n_actions=2), seed=0)
 
 
 def _check_visible_saves(model_dir: Path) -> None:

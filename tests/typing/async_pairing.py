@@ -12,6 +12,7 @@ from border_py import (
     TrainerConfig,
 )
 from border_py.agents import Dqn, DqnConfig, Ppo, PpoConfig
+from border_py.base import Spaces
 from border_py.distributed import AsyncConfig, AsyncTrainer
 from border_py.testing import FakeAgent, ListBufferConfig
 
@@ -26,14 +27,14 @@ trainer = AsyncTrainer(
 
 
 def make_dqn(seed: int) -> Dqn:
-    return Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=seed)
+    return Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=seed)
 
 
 # --- DQN (as IQN and SAC) publishes its acting part ------------------------------------------------------
 trainer.train(make_dqn(0), make_dqn, BufferedRecorder())
 
 # --- an agent without an acting state (PPO learns on-policy) is rejected ----------------------------------
-trainer.train(Ppo(PpoConfig(), obs_dim=4, seed=0, n_actions=2), make_dqn, BufferedRecorder())  # type: ignore[arg-type]
+trainer.train(Ppo(PpoConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0), make_dqn, BufferedRecorder())  # type: ignore[arg-type]
 trainer.train(FakeAgent(), make_dqn, BufferedRecorder())  # type: ignore[arg-type]
 
 # --- the step processor's items must be the buffer's ---------------------------------------------------

@@ -38,6 +38,7 @@ from border_py import (
     TransitionBatch,
 )
 from border_py.agents import Dqn, DqnConfig, Iqn, IqnConfig, Ppo, PpoConfig, Sac, SacConfig
+from border_py.base import Spaces
 from border_py.envs import Act, Frames, Obs
 from border_py.testing import (
     CountingEnvConfig,
@@ -61,7 +62,7 @@ assert_type(
         AnyEnv[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]
     ],
 )
-dqn = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+dqn = Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
 gym_evaluator = DefaultEvaluatorConfig().build(GymEnvConfig(name="CartPole-v1").build(0))
 gym_trainer.train(dqn, BufferedRecorder(), gym_evaluator)
 
@@ -75,9 +76,9 @@ assert_type(
         AnyEnv[Obs, Act], StepProcessor[Obs, Act, Transition], TrainingBuffer[Transition, TransitionBatch]
     ],
 )
-sac = Sac(SacConfig(), 3, *GymEnvConfig(name="Pendulum-v1").build(0).action_bounds, seed=0)
+sac = Sac(SacConfig(), GymEnvConfig(name="Pendulum-v1").build(0).spaces, seed=0)
 nstep_trainer.train(sac, BufferedRecorder())
-gym_trainer.train(Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0), BufferedRecorder())
+gym_trainer.train(Iqn(IqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0), BufferedRecorder())
 
 # A vector env of CartPole binds the same types as the single env: one trainer type for both.
 vec_trainer = Trainer(
@@ -159,7 +160,7 @@ fake_offline.train(dqn, BufferedRecorder())  # type: ignore[arg-type]
 fake_offline.train(FakeAgent(), BufferedRecorder(), gym_evaluator)  # type: ignore[misc]
 
 # --- on-policy: a rollout buffer's batches are Rollouts, which PPO reads and off-policy agents do not --
-ppo = Ppo(PpoConfig(), 4, seed=0, n_actions=2)
+ppo = Ppo(PpoConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
 rollout_trainer = Trainer(
     config,
     GymVecEnvConfig(name="CartPole-v1", num_envs=8),
@@ -190,6 +191,6 @@ assert_type(
         TrainingBuffer[FrameTransition, TransitionBatch],
     ],
 )
-atari_trainer.train(Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0), BufferedRecorder())
+atari_trainer.train(Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0), BufferedRecorder())
 Trainer(config, AtariEnvConfig(), FrameStackStepProcessorConfig(), SimpleReplayBufferConfig())  # type: ignore[misc]
 Trainer(config, AtariEnvConfig(), SimpleStepProcessorConfig(), FrameReplayBufferConfig())  # type: ignore[misc]

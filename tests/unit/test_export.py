@@ -22,6 +22,7 @@ from border_py.agents import (
     SacConfig,
 )
 from border_py.agents.iqn import UniformTaus
+from border_py.base import Spaces
 from border_py.export import NumpyPolicy, PolicyFileError, export_numpy, greedy_module
 from border_py.export.exporters import Exportable
 from border_py.testing import FakeAgent
@@ -40,15 +41,25 @@ def _scaled(agent: Dqn | Iqn | Sac, factor: float) -> Dqn | Iqn | Sac:
 
 
 AGENTS = {
-    "dqn": lambda: _scaled(Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0), 30.0),
-    "dqn_dueling": lambda: _scaled(Dqn(DqnConfig(dueling=True), obs_dim=4, n_actions=3, seed=1), 30.0),
+    "dqn": lambda: _scaled(Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0), 30.0),
+    "dqn_dueling": lambda: _scaled(
+        Dqn(DqnConfig(dueling=True), Spaces(obs_shape=(4,), n_actions=3), seed=1), 30.0
+    ),
     "iqn_even": lambda: _scaled(
-        Iqn(IqnConfig(act_taus=EvenTaus(n=32)), obs_dim=4, n_actions=2, seed=2), 300.0
+        Iqn(IqnConfig(act_taus=EvenTaus(n=32)), Spaces(obs_shape=(4,), n_actions=2), seed=2), 300.0
     ),
     "iqn_fixed": lambda: _scaled(
-        Iqn(IqnConfig(act_taus=FixedTaus(taus=(0.1, 0.2))), obs_dim=4, n_actions=2, seed=3), 300.0
+        Iqn(IqnConfig(act_taus=FixedTaus(taus=(0.1, 0.2))), Spaces(obs_shape=(4,), n_actions=2), seed=3),
+        300.0,
     ),
-    "sac": lambda: _scaled(Sac(SacConfig(), 3, np.array([-2.0, 0.0]), np.array([2.0, 1.0]), seed=4), 3.0),
+    "sac": lambda: _scaled(
+        Sac(
+            SacConfig(),
+            Spaces(obs_shape=(3,), action_low=np.array([-2.0, 0.0]), action_high=np.array([2.0, 1.0])),
+            seed=4,
+        ),
+        3.0,
+    ),
 }
 
 
@@ -125,7 +136,9 @@ assert not [m for m in sys.modules if m.split(".")[0] == "torch" and sys.modules
 
 def test_agents_it_cannot_export_are_refused_by_name(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="act_taus"):
-        export_numpy(Iqn(IqnConfig(act_taus=UniformTaus(n=8)), obs_dim=4, n_actions=2, seed=0), tmp_path)
+        export_numpy(
+            Iqn(IqnConfig(act_taus=UniformTaus(n=8)), Spaces(obs_shape=(4,), n_actions=2), seed=0), tmp_path
+        )
     with pytest.raises(TypeError, match="got FakeAgent"):
         export_numpy(FakeAgent(), tmp_path)  # type: ignore[arg-type]
     assert not list(tmp_path.iterdir())

@@ -28,6 +28,7 @@ from border_py.agents import (
     Td3BcConfig,
     Td3Config,
 )
+from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy
 from border_py.export.exporters import Exportable
 
@@ -37,7 +38,11 @@ STATS = (np.array([0.5, -1.0, 2.0, 0.0]), np.array([2.0, 0.5, 1.5, 1.0]))
 
 def _ppo(discrete: bool, activation: str) -> Ppo:
     config = PpoConfig(normalize_obs=True, activation=activation, clip_obs=3.0)  # type: ignore[arg-type]
-    agent = Ppo(config, 4, seed=0, n_actions=3) if discrete else Ppo(config, 4, seed=0, action_dim=2)
+    agent = (
+        Ppo(config, Spaces(obs_shape=(4,), n_actions=3), seed=0)
+        if discrete
+        else Ppo(config, Spaces(obs_shape=(4,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=0)
+    )
     agent.obs_rms.mean, agent.obs_rms.var = STATS[0], STATS[1] ** 2  # a trained run's statistics
     with torch.no_grad():
         agent.net.action_net.weight.mul_(100.0)  # logits and means as large as a trained policy's
@@ -47,14 +52,46 @@ def _ppo(discrete: bool, activation: str) -> Ppo:
 AGENTS: dict[str, Callable[[], Any]] = {
     "ppo_discrete_tanh": lambda: _ppo(True, "tanh"),
     "ppo_continuous_relu": lambda: _ppo(False, "relu"),
-    "bc_discrete": lambda: Bc(BcConfig(normalize_obs=True), 4, 0, n_actions=3, obs_stats=STATS),
-    "bc_deterministic": lambda: Bc(BcConfig(normalize_obs=True), 4, 0, action_bounds=BOUNDS, obs_stats=STATS),
-    "bc_gaussian": lambda: Bc(BcConfig(policy="gaussian"), 4, 1, action_bounds=BOUNDS),
-    "iql": lambda: Iql(IqlConfig(normalize_obs=True), 4, BOUNDS, seed=2, obs_stats=STATS),
-    "awac": lambda: Awac(AwacConfig(), 4, BOUNDS, seed=3),
-    "td3": lambda: Td3(Td3Config(actor_hidden=(32, 32)), 4, *BOUNDS, seed=4),
-    "td3bc": lambda: Td3Bc(Td3BcConfig(actor_hidden=(32, 32)), 4, BOUNDS, seed=5, obs_stats=STATS),
-    "cql": lambda: Cql(CqlConfig(actor_hidden=(32, 32)), 4, BOUNDS, seed=6, obs_stats=STATS),
+    "bc_discrete": lambda: Bc(
+        BcConfig(normalize_obs=True), Spaces(obs_shape=(4,), n_actions=3), seed=0, obs_stats=STATS
+    ),
+    "bc_deterministic": lambda: Bc(
+        BcConfig(normalize_obs=True),
+        Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=0,
+        obs_stats=STATS,
+    ),
+    "bc_gaussian": lambda: Bc(
+        BcConfig(policy="gaussian"),
+        Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=1,
+    ),
+    "iql": lambda: Iql(
+        IqlConfig(normalize_obs=True),
+        Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=2,
+        obs_stats=STATS,
+    ),
+    "awac": lambda: Awac(
+        AwacConfig(), Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=3
+    ),
+    "td3": lambda: Td3(
+        Td3Config(actor_hidden=(32, 32)),
+        Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=4,
+    ),
+    "td3bc": lambda: Td3Bc(
+        Td3BcConfig(actor_hidden=(32, 32)),
+        Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=5,
+        obs_stats=STATS,
+    ),
+    "cql": lambda: Cql(
+        CqlConfig(actor_hidden=(32, 32)),
+        Spaces(obs_shape=(4,), action_low=BOUNDS[0], action_high=BOUNDS[1]),
+        seed=6,
+        obs_stats=STATS,
+    ),
 }
 
 

@@ -18,6 +18,7 @@ from border_py import (
     TrainResult,
 )
 from border_py.agents import Dqn, DqnConfig
+from border_py.base import Spaces
 from border_py.checkpoint import latest_checkpoint, load_meta
 from border_py.replay_buffer.storage import COLUMNS
 from border_py.testing import (
@@ -182,7 +183,11 @@ def test_dqn_trains_offline_and_resumes_exactly(tmp_path: Path) -> None:
     data = _dataset_file(tmp_path / "data.npz")
 
     def train(model_dir: Path, max_opts: int, resume_from: Path | None = None) -> Dqn:
-        agent = Dqn(DqnConfig(hidden=(16,), batch_size=32, target_update_interval=10), 4, 2, seed=0)
+        agent = Dqn(
+            DqnConfig(hidden=(16,), batch_size=32, target_update_interval=10),
+            Spaces(obs_shape=(4,), n_actions=2),
+            seed=0,
+        )
         config = _config(model_dir, max_opts, eval_interval=None)
         OfflineTrainer(config, ArrayDatasetConfig(path=str(data))).train(
             agent, BufferedRecorder(), resume_from=resume_from

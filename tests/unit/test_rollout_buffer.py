@@ -18,6 +18,7 @@ from border_py import (
     Transition,
 )
 from border_py.agents import Ppo, PpoConfig
+from border_py.base import Spaces
 
 
 def _t(obs: float, next_obs: float, done: bool = False) -> Transition:
@@ -110,4 +111,4 @@ def test_the_trainer_refuses_a_rollout_that_does_not_fit_its_schedule_or_env(
         RolloutBufferConfig(**buffer),
     )
     with pytest.raises(ValueError, match=match):
-        t.train(Ppo(PpoConfig(batch_size=8), 4, seed=0, n_actions=2), BufferedRecorder())
+        t.train(Ppo(PpoConfig(batch_size=8), Spaces(obs_shape=(4,), n_actions=2), seed=0), BufferedRecorder())

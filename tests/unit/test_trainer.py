@@ -20,6 +20,7 @@ from border_py import (
     TrainerConfig,
 )
 from border_py.agents import Dqn, DqnConfig
+from border_py.base import Spaces
 from border_py.checkpoint import clear_checkpoints, load_meta
 from border_py.testing import (
     FakeAgent,
@@ -182,7 +183,7 @@ def test_a_batch_larger_than_the_buffer_capacity_is_refused_naming_both_fields(t
         SimpleStepProcessorConfig(),
         SimpleReplayBufferConfig(capacity=100),
     )
-    agent = Dqn(DqnConfig(batch_size=256), obs_dim=4, n_actions=2, seed=0)
+    agent = Dqn(DqnConfig(batch_size=256), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     with pytest.raises(
         ValueError, match=r"agent\.batch_size \(256\) is larger than replay_buffer\.capacity \(100\)"
     ):

@@ -26,6 +26,7 @@ from border_py import (
     Transition,
 )
 from border_py.agents import Dqn, DqnConfig, Iqn, IqnConfig, Sac, SacConfig
+from border_py.base import Spaces
 from border_py.base.policy import sample_all
 from border_py.trainer import opts_due
 
@@ -183,13 +184,21 @@ def test_a_nan_reward_names_the_env_step() -> None:
 def test_batched_acting_matches_acting_one_by_one_in_eval_mode(agent: str) -> None:
     rng = np.random.default_rng(0)
     if agent == "sac":
-        policy: Any = Sac(SacConfig(), 3, np.array([-2.0], np.float32), np.array([2.0], np.float32), seed=0)
+        policy: Any = Sac(
+            SacConfig(),
+            Spaces(
+                obs_shape=(3,),
+                action_low=np.array([-2.0], np.float32),
+                action_high=np.array([2.0], np.float32),
+            ),
+            seed=0,
+        )
         obs = list(rng.normal(size=(5, 3)).astype(np.float32))
     else:
         policy = (
-            Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+            Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
             if agent == "dqn"
-            else Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0)
+            else Iqn(IqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
         )
         obs = list(rng.normal(size=(5, 4)).astype(np.float32))
     policy.eval()
@@ -204,7 +213,7 @@ def test_batched_acting_matches_acting_one_by_one_in_eval_mode(agent: str) -> No
 
 
 def test_batched_exploration_advances_the_schedule_once_per_observation() -> None:
-    dqn = Dqn(DqnConfig(), obs_dim=4, n_actions=2, seed=0)
+    dqn = Dqn(DqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     dqn.train()
     acts = dqn.sample_batch([np.zeros(4, np.float32)] * 7)
     assert len(acts) == 7
@@ -239,7 +248,7 @@ def test_the_trainer_counts_n_env_steps_per_call_and_runs_every_opt_due() -> Non
         SimpleStepProcessorConfig(),
         SimpleReplayBufferConfig(capacity=1000),
     )
-    dqn = Dqn(DqnConfig(batch_size=32), obs_dim=4, n_actions=2, seed=0)
+    dqn = Dqn(DqnConfig(batch_size=32), Spaces(obs_shape=(4,), n_actions=2), seed=0)
     before = [p.detach().clone() for p in dqn.net.parameters()]
     result = trainer.train(dqn, NullRecorder())
     # Warm-up ends at env step 64; each call then passes 2 multiples of 2: 5 calls for 10 opt steps.

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy.typing as npt
 import torch
 
 from border_py.agents.iql.losses import advantage_weights, value_target
 from border_py.agents.offline_base import GaussianActorCritic, ObsStats
 from border_py.agents.toolkit import update_target
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -29,32 +29,23 @@ class Awac(GaussianActorCritic):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        action_bounds: the Box's ``(low, high)``.
+        spaces: the env's observation size and its box of actions.
         seed: seeds network initialisation and sampling.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
     Examples:
         >>> import numpy as np
         >>> from border_py.agents import AwacConfig
-        >>> agent = Awac(AwacConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
+        >>> from border_py.base import Spaces
+        >>> agent = Awac(AwacConfig(), Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)
     """
 
     def __init__(
-        self,
-        config: AwacConfig,
-        obs_dim: int,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
-        seed: int,
-        obs_stats: ObsStats | None = None,
+        self, config: AwacConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        c = config
-        super().__init__(
-            "AWAC", obs_dim, c.device, c.batch_size, seed, obs_stats, c.normalize_obs, action_bounds,
-            c.actor_hidden, c.critic_hidden, c.n_critics, c.actor_lr, c.critic_lr,
-        )  # fmt: skip
+        super().__init__("AWAC", config, spaces, seed, obs_stats)
         self.config = config
 
     def _update(self, batch: TransitionBatch) -> dict[str, float]:

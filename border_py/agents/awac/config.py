@@ -59,4 +59,4 @@ class AwacConfig:
         """
         from border_py.agents.awac.agent import Awac  # the agent module imports this one
 
-        return Awac(self, spaces.obs_dim, spaces.need_box("AWAC"), seed, obs_stats=obs_stats)
+        return Awac(self, spaces, seed, obs_stats)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -12,6 +11,7 @@ from border_py.agents.bc.losses import classification_loss, likelihood_loss, reg
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.policies import GaussianPolicy
 from border_py.agents.toolkit import adam, gradient_step, mlp
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -25,43 +25,25 @@ class Bc(OfflineAgent):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
+        spaces: the env's observation size and its actions, discrete or a box.
         seed: seeds network initialisation and sampling.
-        n_actions: the number of discrete actions (give this or ``action_bounds``).
-        action_bounds: the Box's ``(low, high)`` for continuous actions.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
     Examples:
         >>> import numpy as np
         >>> from border_py.agents import BcConfig
-        >>> agent = Bc(BcConfig(), 3, seed=0, action_bounds=(np.array([-2.0]), np.array([2.0])))
+        >>> from border_py.base import Spaces
+        >>> agent = Bc(BcConfig(), Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]), seed=0)
         >>> float(abs(agent.sample(np.zeros(3, np.float32))[0])) <= 2.0
         True
     """
 
     def __init__(
-        self,
-        config: BcConfig,
-        obs_dim: int,
-        seed: int,
-        *,
-        n_actions: int | None = None,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None = None,
-        obs_stats: ObsStats | None = None,
+        self, config: BcConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        if (n_actions is None) == (action_bounds is None):
-            raise ValueError("BC takes n_actions (discrete) or action_bounds (continuous), exactly one")
-        super().__init__(
-            "BC",
-            obs_dim,
-            config.device,
-            config.batch_size,
-            seed,
-            obs_stats,
-            config.normalize_obs,
-            action_bounds,
-        )
+        super().__init__("BC", config, spaces, seed, obs_stats)
         self.config = config
+        obs_dim, n_actions = spaces.obs_dim, spaces.n_actions
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             if n_actions is not None:
@@ -79,7 +61,7 @@ class Bc(OfflineAgent):
         assert self.scale is not None
         return self.scale.dim
 
-    def _act(self, obs: torch.Tensor) -> torch.Tensor:
+    def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
         if self.scale is None:
             logits: torch.Tensor = self.policy(obs)
             return logits.argmax(-1)
@@ -99,7 +81,7 @@ class Bc(OfflineAgent):
         gradient_step(self.optimizer, loss, self._params, None)
         return {"train/loss": float(loss.detach())}
 
-    def _modules(self) -> dict[str, nn.Module]:
+    def _networks(self) -> dict[str, nn.Module]:
         return {"policy.pt": self.policy}
 
     def _optimizers(self) -> dict[str, torch.optim.Optimizer]:

@@ -49,6 +49,4 @@ class BcConfig:
         """
         from border_py.agents.bc.agent import Bc  # the agent module imports this one
 
-        if spaces.discrete:
-            return Bc(self, spaces.obs_dim, seed, n_actions=spaces.n_actions, obs_stats=obs_stats)
-        return Bc(self, spaces.obs_dim, seed, action_bounds=spaces.action_bounds, obs_stats=obs_stats)
+        return Bc(self, spaces, seed, obs_stats)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -16,6 +15,7 @@ from border_py.agents.sac.losses import actor_loss, alpha_loss, squashed_gaussia
 from border_py.agents.sac.model import GaussianActor
 from border_py.agents.td3.losses import td_target
 from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, update_target
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -43,32 +43,27 @@ class Cql(OfflineAgent):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        action_bounds: the Box's ``(low, high)``.
+        spaces: the env's observation size and its box of actions.
         seed: seeds network initialisation and sampling.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
     Examples:
         >>> import numpy as np
         >>> from border_py.agents import CqlConfig
-        >>> agent = Cql(CqlConfig(normalize_obs=False), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
+        >>> from border_py.base import Spaces
+        >>> spaces = Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0])
+        >>> agent = Cql(CqlConfig(normalize_obs=False), spaces, seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)
     """
 
     def __init__(
-        self,
-        config: CqlConfig,
-        obs_dim: int,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
-        seed: int,
-        obs_stats: ObsStats | None = None,
+        self, config: CqlConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        c = config
-        super().__init__(
-            "CQL", obs_dim, c.device, c.batch_size, seed, obs_stats, c.normalize_obs, action_bounds
-        )
+        spaces.need_box("CQL")
+        super().__init__("CQL", config, spaces, seed, obs_stats)
         assert self.scale is not None
+        obs_dim, c = spaces.obs_dim, config
         self.config = config
         self.act_dim = act_dim = self.scale.dim
         with torch.random.fork_rng(devices=[]):
@@ -101,7 +96,7 @@ class Cql(OfflineAgent):
         """The current entropy coefficient."""
         return float(self._log_alpha.detach().exp())
 
-    def _act(self, obs: torch.Tensor) -> torch.Tensor:
+    def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
         assert self.scale is not None
         mean, log_std = self.actor(obs)
         if self._train:
@@ -171,7 +166,7 @@ class Cql(OfflineAgent):
         record["train/alpha"] = self.alpha()
         return record
 
-    def _modules(self) -> dict[str, nn.Module]:
+    def _networks(self) -> dict[str, nn.Module]:
         return {
             "actor.pt": self.actor,
             "critic.pt": self.critic,

@@ -80,4 +80,4 @@ class CqlConfig:
         """
         from border_py.agents.cql.agent import Cql  # the agent module imports this one
 
-        return Cql(self, spaces.obs_dim, spaces.need_box("CQL"), seed, obs_stats=obs_stats)
+        return Cql(self, spaces, seed, obs_stats)

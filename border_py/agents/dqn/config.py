@@ -69,5 +69,4 @@ class DqnConfig:
         """
         from border_py.agents.dqn.agent import Dqn  # the agent module imports this one
 
-        obs_shape = spaces.obs_shape if self.encoder is not None else None
-        return Dqn(self, spaces.obs_dim, spaces.need_discrete("DQN"), seed, obs_shape=obs_shape)
+        return Dqn(self, spaces, seed)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy.typing as npt
 import torch
 from torch import nn
 
 from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
 from border_py.agents.offline_base import GaussianActorCritic, ObsStats
 from border_py.agents.toolkit import adam, gradient_step, mlp, update_target
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -28,36 +28,27 @@ class Iql(GaussianActorCritic):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        action_bounds: the Box's ``(low, high)``.
+        spaces: the env's observation size and its box of actions.
         seed: seeds network initialisation and sampling.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
     Examples:
         >>> import numpy as np
         >>> from border_py.agents import IqlConfig
-        >>> agent = Iql(IqlConfig(), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
+        >>> from border_py.base import Spaces
+        >>> agent = Iql(IqlConfig(), Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)
     """
 
     def __init__(
-        self,
-        config: IqlConfig,
-        obs_dim: int,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
-        seed: int,
-        obs_stats: ObsStats | None = None,
+        self, config: IqlConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        c = config
-        super().__init__(
-            "IQL", obs_dim, c.device, c.batch_size, seed, obs_stats, c.normalize_obs, action_bounds,
-            c.actor_hidden, c.critic_hidden, c.n_critics, c.actor_lr, c.critic_lr,
-        )  # fmt: skip
+        super().__init__("IQL", config, spaces, seed, obs_stats)
         self.config = config
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed + 1)
-            self.value = mlp(obs_dim, 1, config.critic_hidden).to(self.device)
+            self.value = mlp(spaces.obs_dim, 1, config.critic_hidden).to(self.device)
         self._value_params: list[torch.Tensor] = list(self.value.parameters())
         self.value_optimizer = adam(self._value_params, config.critic_lr)
 
@@ -88,8 +79,8 @@ class Iql(GaussianActorCritic):
             "train/actor_lr": float(self.actor_optimizer.param_groups[0]["lr"]),
         }
 
-    def _modules(self) -> dict[str, nn.Module]:
-        return {**super()._modules(), "value.pt": self.value}
+    def _networks(self) -> dict[str, nn.Module]:
+        return {**super()._networks(), "value.pt": self.value}
 
     def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
         return {**super()._optimizers(), "value": self.value_optimizer}

@@ -69,4 +69,4 @@ class IqlConfig:
         """
         from border_py.agents.iql.agent import Iql  # the agent module imports this one
 
-        return Iql(self, spaces.obs_dim, spaces.need_box("IQL"), seed, obs_stats=obs_stats)
+        return Iql(self, spaces, seed, obs_stats)

@@ -12,6 +12,7 @@ from border_py.agents.iqn.model import IqnNetwork, sample_taus
 from border_py.agents.iqn.taus import TauSampling
 from border_py.agents.toolkit import torch_device
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -37,34 +38,27 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        n_actions: number of discrete actions.
+        spaces: the env's observation shape (an encoder takes it whole) and discrete actions.
         seed: seeds network initialisation, the explorer and fraction sampling.
-        obs_shape: the shape of one observation, e.g. ``(4, 84, 84)``: required with ``config.encoder``.
 
     Raises:
-        ValueError: ``config.device`` does not exist on this machine, or ``obs_shape`` is missing or of
-            another size than ``obs_dim``.
+        TypeError: the actions are not discrete.
+        ValueError: ``config.device`` does not exist on this machine.
 
     Examples:
         >>> import numpy as np
         >>> from border_py.agents import IqnConfig
-        >>> agent = Iqn(IqnConfig(), obs_dim=4, n_actions=2, seed=0)
+        >>> from border_py.base import Spaces
+        >>> agent = Iqn(IqnConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True
     """
 
-    def __init__(
-        self,
-        config: IqnConfig,
-        obs_dim: int,
-        n_actions: int,
-        seed: int,
-        obs_shape: tuple[int, ...] | None = None,
-    ) -> None:
+    def __init__(self, config: IqnConfig, spaces: Spaces, seed: int) -> None:
+        n_actions = spaces.need_discrete("IQN")
         self.config = config
-        self.obs_dim = obs_dim
-        shape = observation_shape(obs_dim, obs_shape, config.encoder)
+        self.obs_dim = obs_dim = spaces.obs_dim
+        shape = observation_shape(spaces, config.encoder)
         device = torch_device(config.device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -96,8 +90,9 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
         return loss, per_item.detach(), pred.detach().mean()
 
-    def _extra_state(self) -> dict[str, Any]:
-        return {"generator": self.generator.get_state()}
+    def _state(self) -> dict[str, Any]:
+        return {**super()._state(), "generator": self.generator.get_state()}
 
-    def _load_extra_state(self, state: dict[str, Any]) -> None:
+    def _load_state(self, state: dict[str, Any]) -> None:
+        super()._load_state(state)
         self.generator.set_state(state["generator"].cpu())

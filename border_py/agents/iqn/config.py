@@ -80,5 +80,4 @@ class IqnConfig:
         """
         from border_py.agents.iqn.agent import Iqn  # the agent module imports this one
 
-        obs_shape = spaces.obs_shape if self.encoder is not None else None
-        return Iqn(self, spaces.obs_dim, spaces.need_discrete("IQN"), seed, obs_shape=obs_shape)
+        return Iqn(self, spaces, seed)

@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
+from torch import nn
 
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
 from border_py.agents.ppo.model import ActorCritic
 from border_py.agents.toolkit import (
-    TrainEvalMode,
     adam,
     gradient_step,
-    load_modules,
-    load_optimizer,
-    save_modules,
     torch_device,
 )
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.rollout import Rollout
 
@@ -31,10 +28,9 @@ if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.ppo.config import PpoConfig
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-_STATE_KEYS = ("optimizer", "generator", "obs_rms", "ret_rms", "returns", "env_steps", "opt_steps", "sde")
 
 
-class Ppo(TrainEvalMode):
+class Ppo(TorchAgent):
     """Proximal policy optimisation (Schulman et al., 2017) with GAE, over rollouts of a
     `RolloutBuffer`.
 
@@ -52,39 +48,30 @@ class Ppo(TrainEvalMode):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
+        spaces: the env's observation size and its actions: discrete, or a box (whose bounds the env
+            clips the actions to, as SB3 does).
         seed: seeds network initialisation and all sampling.
-        n_actions: the number of discrete actions (give this or ``action_dim``).
-        action_dim: the size of a continuous action.
 
     Raises:
-        ValueError: neither or both of ``n_actions`` and ``action_dim``, gSDE with discrete actions, or a
-            device this machine does not have.
+        ValueError: gSDE with discrete actions, or a device this machine does not have.
 
     Examples:
         >>> from border_py.agents import PpoConfig
-        >>> agent = Ppo(PpoConfig(), obs_dim=4, seed=0, n_actions=2)
+        >>> from border_py.base import Spaces
+        >>> agent = Ppo(PpoConfig(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
         >>> agent.eval(); int(agent.sample(np.zeros(4, np.float32))) in (0, 1)
         True
     """
 
-    def __init__(
-        self,
-        config: PpoConfig,
-        obs_dim: int,
-        seed: int,
-        *,
-        n_actions: int | None = None,
-        action_dim: int | None = None,
-    ) -> None:
-        if (n_actions is None) == (action_dim is None):
-            raise ValueError("PPO takes n_actions (discrete) or action_dim (continuous), exactly one")
-        self.discrete = n_actions is not None
+    name = "PPO"
+
+    def __init__(self, config: PpoConfig, spaces: Spaces, seed: int) -> None:
+        self.discrete = spaces.discrete
         if self.discrete and config.gsde:
             raise ValueError("gsde is for continuous actions only")
         self.config = config
-        self.obs_dim = obs_dim
-        self.act_dim = int(n_actions if n_actions is not None else action_dim)  # type: ignore[arg-type]
+        self.obs_dim = obs_dim = spaces.obs_dim
+        self.act_dim = spaces.n_actions if spaces.n_actions is not None else spaces.action_dim
         self.device = torch_device(config.device)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -144,6 +131,8 @@ class Ppo(TrainEvalMode):
         return log_prob, (0.5 + _LOG_SQRT_2PI + log_std).sum(-1)
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
+        """Actions drawn from the policy in train mode, its argmax or mean in eval mode (int64 ``(n,)``,
+        or float32 ``(n, action_dim)``, not clipped)."""
         with torch.inference_mode():
             x = self._norm_obs(torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1))
             latent, out = self.net.policy(x)
@@ -175,17 +164,6 @@ class Ppo(TrainEvalMode):
             self._sde_weights = std * torch.randn(n, *std.shape, generator=self.generator, device=self.device)
         self._sde_step += 1
         return torch.bmm(latent.unsqueeze(1), self._sde_weights).squeeze(1)
-
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        """An action for ``obs``: drawn from the policy in train mode, its argmax or mean in eval mode (an
-        int64 array of shape ``()``, or a float32 array of shape ``(action_dim,)``, not clipped)."""
-        act: npt.NDArray[Any] = self._act(obs, 1)[0, ...]  # [0, ...]: a 0-d array, not a numpy scalar
-        return act
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[Any]]:
-        """`sample` for the observations of a vector env, with one forward pass for all."""
-        acts = self._act(np.stack(obs), len(obs))
-        return [acts[i, ...] for i in range(len(obs))]
 
     def _schedules(self) -> tuple[float, float]:
         """The learning rate and the clip range at the current env step."""
@@ -334,11 +312,16 @@ class Ppo(TrainEvalMode):
                     stats[k].append(float(out[k]))
         return stats
 
-    def save_params(self, path: Path) -> list[Path]:
-        """Writes ``ppo.pt`` and ``state.pt`` (optimiser, generator, normalisation statistics, the env
-        steps the schedules count, the gSDE weights) to ``path``."""
-        extra = {
-            "optimizer": self.optimizer.state_dict(),
+    def _modules(self) -> dict[str, nn.Module]:
+        return {"ppo.pt": self.net}
+
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
+        return {"optimizer": self.optimizer}
+
+    def _state(self) -> dict[str, Any]:
+        # The normalisation statistics, the env steps the schedules count and the gSDE weights: a resumed
+        # run acts and learns exactly as the uninterrupted one.
+        return {
             "generator": self.generator.get_state(),
             "obs_rms": self.obs_rms.state_dict(),
             "ret_rms": self.ret_rms.state_dict(),
@@ -347,19 +330,10 @@ class Ppo(TrainEvalMode):
             "opt_steps": self.opt_steps,
             "sde": {"weights": self._sde_weights, "step": self._sde_step},
         }
-        return save_modules(path, {"ppo.pt": self.net}, extra)
 
-    def load_params(self, path: Path) -> None:
-        """Reads what ``save_params`` wrote.
-
-        Raises:
-            FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file is corrupt or does not match this agent (the message names it).
-        """
-        state = load_modules(path, {"ppo.pt": self.net}, "PPO", self.device, _STATE_KEYS)
+    def _load_state(self, state: dict[str, Any]) -> None:
         self.obs_rms.load_state_dict(state["obs_rms"])
         self.ret_rms.load_state_dict(state["ret_rms"])
-        load_optimizer(self.optimizer, state["optimizer"])
         self.generator.set_state(state["generator"].cpu())
         self._returns = state["returns"].cpu().numpy().astype(np.float64)
         self.env_steps, self.opt_steps = int(state["env_steps"]), int(state["opt_steps"])

@@ -108,7 +108,4 @@ class PpoConfig:
         """
         from border_py.agents.ppo.agent import Ppo  # the agent module imports this one
 
-        if spaces.discrete:
-            return Ppo(self, spaces.obs_dim, seed, n_actions=spaces.n_actions)
-        # Continuous actions are clipped to the box by the env (GymVecEnvConfig.clip_actions), as SB3 does.
-        return Ppo(self, spaces.obs_dim, seed, action_dim=spaces.action_dim)
+        return Ppo(self, spaces, seed)

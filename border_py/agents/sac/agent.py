@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,37 +20,25 @@ from border_py.agents.sac.losses import (
 from border_py.agents.sac.model import GaussianActor
 from border_py.agents.toolkit import (
     CriticEnsemble,
-    TrainEvalMode,
     adam,
-    box_bounds,
     descend,
     frozen,
-    load_modules,
-    load_optimizer,
     load_state_arrays,
-    save_modules,
     state_arrays,
     torch_device,
     update_target,
 )
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.sac.config import SacConfig
 
-_STATE_KEYS = (
-    "actor_optimizer",
-    "critic_optimizer",
-    "alpha_optimizer",
-    "log_alpha",
-    "opt_steps",
-    "generator",
-)
 
-
-class Sac(TrainEvalMode):
+class Sac(TorchAgent):
     """Soft actor-critic (Haarnoja et al., 2018) for Box action spaces.
 
     Train-mode actions are sampled from the tanh-squashed Gaussian policy; eval-mode actions are its
@@ -62,32 +49,27 @@ class Sac(TrainEvalMode):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        action_low: the Box action space's lower bounds (finite).
-        action_high: its upper bounds (finite, above ``action_low``).
+        spaces: the env's observation size and its box of actions (bounds checked by `Spaces`).
         seed: seeds network initialisation and the agent's sampling.
 
     Raises:
-        ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
+        TypeError: the actions are not a box.
+        ValueError: ``config.device`` does not exist here.
 
     Examples:
         >>> from border_py.agents import SacConfig
-        >>> agent = Sac(SacConfig(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
+        >>> from border_py.base import Spaces
+        >>> agent = Sac(SacConfig(), Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)
     """
 
-    def __init__(
-        self,
-        config: SacConfig,
-        obs_dim: int,
-        action_low: npt.NDArray[Any],
-        action_high: npt.NDArray[Any],
-        seed: int,
-    ) -> None:
-        low, high = box_bounds("SAC", action_low, action_high)
+    name = "SAC"
+
+    def __init__(self, config: SacConfig, spaces: Spaces, seed: int) -> None:
+        low, high = spaces.need_box("SAC")
         self.config = config
-        self.obs_dim = obs_dim
+        self.obs_dim = obs_dim = spaces.obs_dim
         self.act_dim = int(low.shape[0])
         self.device = torch_device(config.device)
         self.action_low, self.action_high = low, high
@@ -133,7 +115,8 @@ class Sac(TrainEvalMode):
         return self._squash(u), squashed_gaussian_log_prob(u, mean, log_std, self.scale)
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
-        """The actions ``(n, act_dim)`` for ``n`` observations (stacked)."""
+        """Float32 actions ``(n, act_dim)`` within the bounds: sampled in train mode, the policy's mode in
+        eval mode."""
         with torch.inference_mode():
             x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
             if self._train:
@@ -143,16 +126,6 @@ class Sac(TrainEvalMode):
         # The clip only guards float rounding of bias + scale * tanh at the bounds.
         out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
         return out
-
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-        """Returns a float32 action of shape ``(act_dim,)`` within the bounds: sampled in train mode, the
-        policy's mode in eval mode."""
-        act: npt.NDArray[np.float32] = self._act(obs, 1)[0]
-        return act
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
-        """`sample` for the observations of a vector env, with one forward pass for all."""
-        return list(self._act(np.stack(obs), len(obs)))
 
     def acting_state(self) -> dict[str, Any]:
         """The policy network's weights as numpy arrays (`SyncModel`)."""
@@ -222,35 +195,24 @@ class Sac(TrainEvalMode):
         return record
 
     def _modules(self) -> dict[str, torch.nn.Module]:
+        # The target critics are saved as themselves.
         return {"actor.pt": self.actor, "critic.pt": self.critic, "critic_tgt.pt": self.critic_tgt}
 
-    def save_params(self, path: Path) -> list[Path]:
-        """Writes ``actor.pt``, ``critic.pt``, ``critic_tgt.pt`` (the target critics themselves) and
-        ``state.pt`` (optimiser states, ``log_alpha``, opt steps, the sampling generator) to ``path``."""
-        return save_modules(
-            path,
-            self._modules(),
-            {
-                "actor_optimizer": self.actor_optimizer.state_dict(),
-                "critic_optimizer": self.critic_optimizer.state_dict(),
-                "alpha_optimizer": self.alpha_optimizer.state_dict(),
-                "log_alpha": self.log_alpha.detach().clone(),
-                "opt_steps": self.opt_steps,
-                "generator": self.generator.get_state(),
-            },
-        )
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
+        return {
+            "actor_optimizer": self.actor_optimizer,
+            "critic_optimizer": self.critic_optimizer,
+            "alpha_optimizer": self.alpha_optimizer,
+        }
 
-    def load_params(self, path: Path) -> None:
-        """Reads what ``save_params`` wrote.
+    def _state(self) -> dict[str, Any]:
+        return {
+            "log_alpha": self.log_alpha.detach().clone(),
+            "opt_steps": self.opt_steps,
+            "generator": self.generator.get_state(),
+        }
 
-        Raises:
-            FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
-        """
-        state = load_modules(path, self._modules(), "SAC", self.device, _STATE_KEYS)
-        load_optimizer(self.actor_optimizer, state["actor_optimizer"])
-        load_optimizer(self.critic_optimizer, state["critic_optimizer"])
-        load_optimizer(self.alpha_optimizer, state["alpha_optimizer"])
+    def _load_state(self, state: dict[str, Any]) -> None:
         with torch.no_grad():
             self.log_alpha.copy_(state["log_alpha"])
         self.opt_steps = int(state["opt_steps"])

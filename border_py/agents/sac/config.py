@@ -79,4 +79,4 @@ class SacConfig:
         """
         from border_py.agents.sac.agent import Sac  # the agent module imports this one
 
-        return Sac(self, spaces.obs_dim, *spaces.need_box("SAC"), seed=seed)
+        return Sac(self, spaces, seed)

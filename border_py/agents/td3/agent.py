@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,27 +15,22 @@ from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target
 from border_py.agents.td3.model import DeterministicActor
 from border_py.agents.toolkit import (
     CriticEnsemble,
-    TrainEvalMode,
     adam,
-    box_bounds,
     descend,
     frozen,
-    load_modules,
-    load_optimizer,
     load_state_arrays,
-    save_modules,
     state_arrays,
     torch_device,
     update_target,
 )
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
+from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.td3.config import Td3Config
-
-_STATE_KEYS = ("actor_optimizer", "critic_optimizer", "opt_steps", "updates", "generator", "ou")
 
 
 @torch.no_grad()
@@ -60,7 +54,7 @@ def smoothed_td_target(
     return td_target(batch.reward, batch.is_terminated, batch.discount, next_q_min)
 
 
-class Td3(TrainEvalMode):
+class Td3(TorchAgent):
     """Twin delayed deep deterministic policy gradient (Fujimoto et al., 2018) for Box action spaces; DDPG
     (Lillicrap et al., 2016) with `Td3Config.ddpg`.
 
@@ -74,32 +68,28 @@ class Td3(TrainEvalMode):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        action_low: the Box action space's lower bounds (finite).
-        action_high: its upper bounds (finite, above ``action_low``).
+        spaces: the env's observation size and its box of actions (bounds checked by `Spaces`).
         seed: seeds network initialisation and the agent's sampling.
 
     Raises:
-        ValueError: the bounds are not finite or not ordered, or ``config.device`` does not exist here.
+        TypeError: the actions are not a box.
+        ValueError: ``config.device`` does not exist here.
 
     Examples:
         >>> from border_py.agents import Td3Config
-        >>> agent = Td3(Td3Config(), 3, action_low=np.array([-2.0]), action_high=np.array([2.0]), seed=0)
+        >>> from border_py.base import Spaces
+        >>> agent = Td3(Td3Config(), Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]), seed=0)
         >>> agent.eval(); agent.sample(np.zeros(3, np.float32)).shape
         (1,)
     """
 
-    def __init__(
-        self,
-        config: Td3Config,
-        obs_dim: int,
-        action_low: npt.NDArray[Any],
-        action_high: npt.NDArray[Any],
-        seed: int,
-    ) -> None:
-        low, high = box_bounds("TD3", action_low, action_high)
+    name = "TD3"
+
+    def __init__(self, config: Td3Config, spaces: Spaces, seed: int) -> None:
+        low, high = spaces.need_box("TD3")
         self.config = config
-        self.obs_dim, self.act_dim = obs_dim, int(low.shape[0])
+        obs_dim = spaces.obs_dim
+        self.obs_dim, self.act_dim = obs_dim, spaces.action_dim
         self.device = torch_device(config.device)
         self.action_low, self.action_high = low, high
         self.low, self.high = (
@@ -149,7 +139,8 @@ class Td3(TrainEvalMode):
         return self.scale * self.ou
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
-        """The actions ``(n, act_dim)`` for ``n`` observations (stacked)."""
+        """Float32 actions ``(n, act_dim)`` within the bounds: the policy's plus noise in train mode
+        (uniform before the first update), the policy's in eval mode."""
         with torch.inference_mode():
             if self._train and self.updates == 0:
                 uniform = torch.rand((n, self.act_dim), generator=self.generator, device=self.device)
@@ -160,16 +151,6 @@ class Td3(TrainEvalMode):
                     act = act + self._exploration(n)
         out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
         return out
-
-    def sample(self, obs: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-        """Returns a float32 action of shape ``(act_dim,)`` within the bounds: the policy's plus noise in
-        train mode (uniform before the first update), the policy's in eval mode."""
-        act: npt.NDArray[np.float32] = self._act(obs, 1)[0]
-        return act
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[Any]]) -> Sequence[npt.NDArray[np.float32]]:
-        """`sample` for the observations of a vector env, with one forward pass for all."""
-        return list(self._act(np.stack(obs), len(obs)))
 
     def acting_state(self) -> dict[str, Any]:
         """The policy network's weights and the update count (`SyncModel`)."""
@@ -229,32 +210,19 @@ class Td3(TrainEvalMode):
             "critic_tgt.pt": self.critic_tgt,
         }
 
-    def save_params(self, path: Path) -> list[Path]:
-        """Writes ``actor.pt``, ``actor_tgt.pt``, ``critic.pt``, ``critic_tgt.pt`` and ``state.pt``
-        (optimiser states, counts, the sampling generator, the OU noise's state) to ``path``."""
-        return save_modules(
-            path,
-            self._modules(),
-            {
-                "actor_optimizer": self.actor_optimizer.state_dict(),
-                "critic_optimizer": self.critic_optimizer.state_dict(),
-                "opt_steps": self.opt_steps,
-                "updates": self.updates,
-                "generator": self.generator.get_state(),
-                "ou": self.ou.detach().clone(),
-            },
-        )
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
+        return {"actor_optimizer": self.actor_optimizer, "critic_optimizer": self.critic_optimizer}
 
-    def load_params(self, path: Path) -> None:
-        """Reads what ``save_params`` wrote.
+    def _state(self) -> dict[str, Any]:
+        # The sampling generator and the Ornstein-Uhlenbeck noise's state: exploration resumes exactly.
+        return {
+            "opt_steps": self.opt_steps,
+            "updates": self.updates,
+            "generator": self.generator.get_state(),
+            "ou": self.ou.detach().clone(),
+        }
 
-        Raises:
-            FileNotFoundError: a file is missing (the message names it).
-            ValueError: a file is corrupt or does not match this agent's networks (the message names it).
-        """
-        state = load_modules(path, self._modules(), "TD3", self.device, _STATE_KEYS)
-        load_optimizer(self.actor_optimizer, state["actor_optimizer"])
-        load_optimizer(self.critic_optimizer, state["critic_optimizer"])
+    def _load_state(self, state: dict[str, Any]) -> None:
         self.opt_steps, self.updates = int(state["opt_steps"]), int(state["updates"])
         self.generator.set_state(state["generator"].cpu())
         self.ou = state["ou"].to(self.device)

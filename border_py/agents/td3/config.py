@@ -87,4 +87,4 @@ class Td3Config:
         """
         from border_py.agents.td3.agent import Td3  # the agent module imports this one
 
-        return Td3(self, spaces.obs_dim, *spaces.need_box("TD3"), seed=seed)
+        return Td3(self, spaces, seed)

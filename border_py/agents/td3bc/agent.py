@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -14,6 +13,7 @@ from border_py.agents.td3.agent import smoothed_td_target
 from border_py.agents.td3.losses import critic_loss
 from border_py.agents.td3bc.losses import td3bc_actor_loss
 from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, mlp, update_target
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -32,32 +32,27 @@ class Td3Bc(OfflineAgent):
 
     Args:
         config: hyperparameters.
-        obs_dim: size of a (flat) observation.
-        action_bounds: the Box's ``(low, high)``.
+        spaces: the env's observation size and its box of actions.
         seed: seeds network initialisation and the smoothing noise.
         obs_stats: the dataset's observation mean and std (``normalize_obs``).
 
     Examples:
         >>> import numpy as np
         >>> from border_py.agents import Td3BcConfig
-        >>> agent = Td3Bc(Td3BcConfig(normalize_obs=False), 3, (np.array([-2.0]), np.array([2.0])), seed=0)
+        >>> from border_py.base import Spaces
+        >>> spaces = Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0])
+        >>> agent = Td3Bc(Td3BcConfig(normalize_obs=False), spaces, seed=0)
         >>> agent.sample(np.zeros(3, np.float32)).shape
         (1,)
     """
 
     def __init__(
-        self,
-        config: Td3BcConfig,
-        obs_dim: int,
-        action_bounds: tuple[npt.NDArray[Any], npt.NDArray[Any]],
-        seed: int,
-        obs_stats: ObsStats | None = None,
+        self, config: Td3BcConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        c = config
-        super().__init__(
-            "TD3+BC", obs_dim, c.device, c.batch_size, seed, obs_stats, c.normalize_obs, action_bounds
-        )
+        spaces.need_box("TD3+BC")
+        super().__init__("TD3+BC", config, spaces, seed, obs_stats)
         assert self.scale is not None
+        obs_dim, c = spaces.obs_dim, config
         self.config = config
         act_dim = self.scale.dim
         with torch.random.fork_rng(devices=[]):
@@ -74,7 +69,7 @@ class Td3Bc(OfflineAgent):
         self.critic_optimizer = adam(self._critic_params, c.critic_lr)
         self._one = torch.ones(act_dim, device=self.device)
 
-    def _act(self, obs: torch.Tensor) -> torch.Tensor:
+    def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
         assert self.scale is not None
         return self.scale.from_unit(self.actor(obs))
 
@@ -106,7 +101,7 @@ class Td3Bc(OfflineAgent):
             "train/bc_mse": float(((pi.detach() - act) ** 2).mean()),
         }
 
-    def _modules(self) -> dict[str, nn.Module]:
+    def _networks(self) -> dict[str, nn.Module]:
         return {
             "actor.pt": self.actor,
             "actor_tgt.pt": self.actor_tgt,

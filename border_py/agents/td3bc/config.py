@@ -62,4 +62,4 @@ class Td3BcConfig:
         """
         from border_py.agents.td3bc.agent import Td3Bc  # the agent module imports this one
 
-        return Td3Bc(self, spaces.obs_dim, spaces.need_box("TD3+BC"), seed, obs_stats=obs_stats)
+        return Td3Bc(self, spaces, seed, obs_stats)
