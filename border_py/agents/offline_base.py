@@ -17,6 +17,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
+from border_py.agents.greedy import F32, MlpParts, f32, linear_layers
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.policies import ActionScale, GaussianPolicy
 from border_py.agents.toolkit import (
@@ -113,6 +114,26 @@ class OfflineAgent(TorchAgent):
     @abstractmethod
     def _networks(self) -> dict[str, nn.Module]:
         """The networks, by file name (the observation normaliser is saved beside them)."""
+
+    @abstractmethod
+    def _greedy_layers(self) -> list[tuple[F32, F32]]:
+        """The linear layers the greedy action comes from (a Gaussian policy's: its mean's)."""
+
+    def greedy_policy(self) -> MlpParts:
+        """The eval-mode policy for export: the observation normalised with the dataset's statistics (the
+        identity without them), the policy's MLP, then the argmax (discrete actions) or ``bias + scale *
+        tanh(out)`` within the box."""
+        scale = self.scale
+        return MlpParts(
+            obs_mean=f32(self.normalizer.mean.cpu().numpy()),
+            obs_std=f32(self.normalizer.std.cpu().numpy()),
+            obs_clip=None,
+            layers=self._greedy_layers(),
+            activation="relu",
+            head="argmax" if scale is None else "tanh_box",
+            low=None if scale is None else f32(scale.low),
+            high=None if scale is None else f32(scale.high),
+        )
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
         """The actions for ``n`` observations, normalised first (float32 within the bounds, or int64)."""
@@ -212,6 +233,9 @@ class GaussianActorCritic(OfflineAgent):
 
     def _networks(self) -> dict[str, nn.Module]:
         return {"actor.pt": self.actor, "critic.pt": self.critic, "critic_tgt.pt": self.critic_tgt}
+
+    def _greedy_layers(self) -> list[tuple[F32, F32]]:
+        return linear_layers(self.actor.net)
 
     def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
         return {"actor": self.actor_optimizer, "critic": self.critic_optimizer}

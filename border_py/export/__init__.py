@@ -1,7 +1,7 @@
 """Trained policies without the training stack.
 
-- `NumpyPolicy` runs an exported DQN, IQN (greedy) or SAC (deterministic mean) policy with numpy
-  alone: ``from border_py.export import NumpyPolicy`` imports neither torch nor anything optional.
+- `NumpyPolicy` runs any agent's exported greedy policy (its actions within the bounds of a box) with
+  numpy alone: ``from border_py.export import NumpyPolicy`` imports neither torch nor anything optional.
 - `export_numpy` writes an agent's policy for it (``policy.json`` + ``weights.npz``; needs torch).
 - `export_onnx` writes ``policy.onnx`` and `OnnxPolicy` runs it with onnxruntime (the
   ``export`` extra).

@@ -1,5 +1,6 @@
 """Writing a trained agent's greedy policy out of torch: plain arrays (`export_numpy`) or ONNX
-(`export_onnx`), and the same greedy policy as a torch module (`greedy_module`)."""
+(`export_onnx`), and the same greedy policy as a torch module (`greedy_module`). The agent states its
+policy (``greedy_policy()``, `border_py.agents.greedy`); nothing here reads an agent's insides."""
 
 from __future__ import annotations
 
@@ -11,164 +12,70 @@ import os
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
 from torch import nn
 
-from border_py.agents.dqn import Dqn
-from border_py.agents.iqn import Iqn
-from border_py.agents.iqn.model import sample_taus
-from border_py.agents.iqn.taus import EvenTaus, FixedTaus
-from border_py.agents.sac import Sac
-from border_py.export.mlp_parts import MlpAgent, MlpGreedy, mlp_parts, mlp_spec
-from border_py.export.numpy_policy import F32, FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE
+from border_py.agents.greedy import F32, GreedyNetwork, GreedyPolicy, MlpParts
+from border_py.export.mlp_parts import MlpGreedy, mlp_spec
+from border_py.export.numpy_policy import FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE
 from border_py.export.onnx_policy import ONNX_FILE
 
-Exportable = Dqn | Iqn | Sac | MlpAgent
-"""The agents whose greedy policy can be exported: DQN, IQN, SAC, PPO, BC, IQL, AWAC, CQL, TD3
-and TD3+BC."""
+
+@runtime_checkable
+class Exportable(Protocol):
+    """An agent that states its greedy policy (every agent of border_py: DQN, IQN, SAC, TD3, PPO, BC, IQL,
+    AWAC, CQL, TD3+BC)."""
+
+    obs_dim: int
+    device: torch.device
+
+    def greedy_policy(self) -> GreedyPolicy:
+        """The eval-mode policy, as `border_py.agents.greedy` describes it.
+
+        Raises:
+            ValueError: the agent's policy cannot be exported (the message says why).
+        """
+        ...
 
 
-def _check(agent: object) -> None:
-    if not isinstance(agent, Dqn | Iqn | Sac | MlpAgent):
+def _policy(agent: object) -> GreedyPolicy:
+    if not isinstance(agent, Exportable):
         raise TypeError(
-            "export supports DQN, IQN, SAC, PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC agents, "
+            "export needs an agent that states its greedy policy (greedy_policy()), "
             f"got {type(agent).__name__}"
         )
-    if isinstance(agent, Dqn | Iqn) and agent.config.encoder is not None:
-        raise ValueError(
-            "export supports MLP policies; this agent has a CNN encoder (its checkpoint is the model: "
-            "load it with the agent's load_params)"
-        )
-    if isinstance(agent, Iqn) and not isinstance(agent.config.act_taus, EvenTaus | FixedTaus):
-        raise ValueError(
-            "an IQN policy is exported with deterministic fractions: set act_taus to EvenTaus or FixedTaus "
-            f"(it is {agent.config.act_taus!r})"
-        )
-
-
-def _iqn_taus(agent: Iqn) -> torch.Tensor:
-    """The agent's acting fractions ``(n_taus,)`` (even or fixed, checked by ``_check``)."""
-    return sample_taus(agent.config.act_taus, 1, agent.generator, torch.device("cpu"))[0]
-
-
-class _DqnGreedy(nn.Module):
-    """DQN's Q-values and their argmax."""
-
-    def __init__(self, agent: Dqn) -> None:
-        super().__init__()
-        self.net = agent.net
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        values: torch.Tensor = self.net(obs)
-        return values, values.argmax(dim=1)
-
-
-class _IqnGreedy(nn.Module):
-    """IQN's mean quantile at its fixed acting fractions, and its argmax."""
-
-    taus: torch.Tensor
-
-    def __init__(self, agent: Iqn) -> None:
-        super().__init__()
-        self.net = agent.net
-        self.register_buffer("taus", _iqn_taus(agent))
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        values = self.net(obs, self.taus.expand(obs.shape[0], -1)).mean(dim=1)
-        return values, values.argmax(dim=1)
-
-
-class _SquashedMean(nn.Module):
-    """SAC's deterministic action ``bias + scale * tanh(mean)``, clipped to the bounds."""
-
-    scale: torch.Tensor
-    bias: torch.Tensor
-    low: torch.Tensor
-    high: torch.Tensor
-
-    def __init__(self, agent: Sac) -> None:
-        super().__init__()
-        self.actor = agent.actor
-        self.register_buffer("scale", agent.scale.detach().clone())
-        self.register_buffer("bias", agent.bias.detach().clone())
-        self.register_buffer("low", torch.as_tensor(agent.action_low))
-        self.register_buffer("high", torch.as_tensor(agent.action_high))
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        mean, _ = self.actor(obs)
-        return torch.clamp(self.bias + self.scale * torch.tanh(mean), self.low, self.high)
+    return agent.greedy_policy()
 
 
 def greedy_module(agent: Exportable) -> nn.Module:
-    """The agent's eval-mode policy as a CPU torch module: ``obs (n, obs_dim) -> (values, action)`` for DQN
-    and IQN, ``-> action`` for SAC. It shares the agent's networks (no copy), in eval mode."""
-    _check(agent)
-    module: nn.Module
-    if isinstance(agent, MlpAgent):
-        module = MlpGreedy(mlp_parts(agent)).to(agent.device)
-    elif isinstance(agent, Dqn):
-        module = _DqnGreedy(agent)
-    elif isinstance(agent, Iqn):
-        module = _IqnGreedy(agent)
-    else:
-        module = _SquashedMean(agent)
-    return module.eval()
-
-
-def _linears(seq: nn.Module) -> list[nn.Linear]:
-    layers = [m for m in seq.modules() if isinstance(m, nn.Linear)]
-    if not layers:
-        raise ValueError(f"no linear layers in {seq}")
-    return layers
+    """The agent's eval-mode policy as a torch module: ``obs (n, obs_dim) -> (values, action)`` for a
+    discrete policy, ``-> action`` for a continuous one (within the bounds). It holds the agent's weights
+    (an MLP policy: a copy; a dueling DQN or IQN: the agent's networks), in eval mode, on the agent's
+    device."""
+    policy = _policy(agent)
+    module = MlpGreedy(policy) if isinstance(policy, MlpParts) else policy.module
+    return module.to(agent.device).eval()
 
 
 def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]]:
+    policy = _policy(agent)
     weights: dict[str, F32] = {}
-
-    def add(name: str, seq: nn.Module) -> list[list[str]]:
-        names = []
-        for i, layer in enumerate(_linears(seq)):
-            w, b = f"{name}.{i}.weight", f"{name}.{i}.bias"
-            # Stored (in, out): x @ w needs no transpose at every call.
-            weights[w] = np.ascontiguousarray(layer.weight.detach().cpu().numpy().T, dtype=np.float32)
-            weights[b] = layer.bias.detach().cpu().numpy().astype(np.float32)
-            names.append([w, b])
-        return names
-
-    network: dict[str, Any]
-    action: dict[str, Any]
-    if isinstance(agent, MlpAgent):
-        network, action = mlp_spec(mlp_parts(agent), weights)
-    elif isinstance(agent, Dqn):
-        net = agent.net
-        network = {"trunk": add("trunk", net.net), "dueling": net.dueling}
-        if net.dueling:
-            network |= {"value": add("value", net.value), "advantage": add("advantage", net.advantage)}
-        action = {"type": "discrete", "n": agent.n_actions}
-    elif isinstance(agent, Iqn):
-        n = agent.net
-        network = {
-            "psi": add("psi", n.psi),
-            "phi": add("phi", n.phi),
-            "head": add("head", n.head),
-            "taus": _iqn_taus(agent).tolist(),
-        }
-        action = {"type": "discrete", "n": agent.n_actions}
+    if isinstance(policy, MlpParts):
+        network, action = mlp_spec(policy, weights)
+        kind = "mlp"
     else:
-        network = {"actor": add("actor", agent.actor.net)}
-        action = {"type": "box", "low": agent.action_low.tolist(), "high": agent.action_high.tolist()}
-    spec = {
-        "format": FORMAT,
-        "version": VERSION,
-        "kind": "mlp" if isinstance(agent, MlpAgent) else type(agent).__name__.lower(),
-        "obs_dim": agent.obs_dim,
-        "action": action,
-        "network": network,
-    }
+        network, action, kind = policy.network, policy.action, policy.kind
+        weights.update(policy.weights)
+    spec = {"format": FORMAT, "version": VERSION, "kind": kind, "obs_dim": agent.obs_dim, "action": action,
+            "network": network}  # fmt: skip
     return spec, weights
+
+
+def _discrete(policy: GreedyPolicy) -> bool:
+    return isinstance(policy, GreedyNetwork) or policy.head == "argmax"
 
 
 def _write_atomically(path: Path, write: Any) -> None:
@@ -192,10 +99,9 @@ def export_numpy(agent: Exportable, path: Path | str) -> Path:
     for `border_py.export.NumpyPolicy.load`. Returns ``path``.
 
     Raises:
-        TypeError: the agent is not a Dqn, Iqn or Sac.
-        ValueError: an IQN agent acts on random fractions (``act_taus`` uniform).
+        TypeError: the agent states no greedy policy.
+        ValueError: the agent's policy cannot be exported (a CNN encoder; an IQN acting on random fractions).
     """
-    _check(agent)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     spec, weights = _spec_and_weights(agent)
@@ -213,14 +119,14 @@ def export_onnx(agent: Exportable, path: Path | str) -> Path:
     """Writes the agent's greedy policy as ``path/policy.onnx`` (the ``export`` extra: onnx, onnxscript).
 
     The graph takes ``obs`` float32 ``(batch, obs_dim)`` (any batch) and gives ``action`` (int64
-    ``(batch,)`` for DQN and IQN, float32 ``(batch, act_dim)`` for SAC) and, for DQN and IQN, ``values``
-    ``(batch, n_actions)``. Returns the file's path.
+    ``(batch,)`` for discrete actions, float32 ``(batch, act_dim)`` within the bounds for a box) and, for
+    discrete actions, ``values`` ``(batch, n_actions)``. Returns the file's path.
+
+    Raises:
+        TypeError, ValueError: as `export_numpy`.
     """
-    _check(agent)
     module = greedy_module(agent)
-    discrete = isinstance(agent, Dqn | Iqn) or (
-        isinstance(agent, MlpAgent) and mlp_parts(agent).head == "argmax"
-    )
+    discrete = _discrete(_policy(agent))
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     example = torch.zeros(2, agent.obs_dim)

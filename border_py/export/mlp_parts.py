@@ -1,134 +1,17 @@
-"""The greedy policy of PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC as plain parts: observation normalisation,
-an MLP, a head.
-
-Every one of them acts, in eval mode, as ``head(mlp(normalise(obs)))``:
-
-- PPO: ``clip((obs - mean) / sqrt(var + 1e-8), -clip_obs, clip_obs)`` with ``normalize_obs``, its policy
-  network (tanh or ReLU), then the argmax of the logits or the mean action (not clipped: the env clips).
-- BC, IQL, AWAC, CQL, TD3+BC: ``(obs - mean) / std`` (the dataset's statistics; the identity without), a
-  ReLU MLP, then the argmax (discrete BC) or ``bias + scale * tanh(out)`` within the box (the mean of a
-  Gaussian policy, or a deterministic one).
-
-`mlp_parts` reads these from an agent; the numpy policy and the ONNX graph are both built from them.
+"""A greedy policy stated as `MlpParts` (``head(mlp(normalise(obs)))``, as every agent whose greedy
+policy is one MLP states it: PPO, SAC, TD3, plain DQN, BC, IQL, AWAC, CQL, TD3+BC) written out: as a torch
+module for ONNX (`MlpGreedy`) and as the ``network`` and ``action`` entries of an ``mlp`` policy's
+``policy.json`` (`mlp_spec`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-import attrs
-import numpy as np
-import numpy.typing as npt
 import torch
 from torch import nn
 
-from border_py.agents.bc import Bc
-from border_py.agents.offline_base import OfflineAgent
-from border_py.agents.policies import GaussianPolicy
-from border_py.agents.ppo import Ppo
-from border_py.agents.sac.model import GaussianActor
-from border_py.agents.td3 import Td3
-
-F32 = npt.NDArray[np.float32]
-Head = Literal["argmax", "identity", "tanh_box"]
-
-
-def _f32(x: object) -> F32:
-    return np.ascontiguousarray(np.asarray(x, dtype=np.float32))
-
-
-@attrs.frozen(kw_only=True, eq=False)
-class MlpParts:
-    """A greedy policy ``head(mlp(normalise(obs)))`` as arrays."""
-
-    obs_mean: F32 | None
-    """Subtracted from the observation (``None``: no normalisation)."""
-    obs_std: F32 | None
-    """The observation is divided by it."""
-    obs_clip: float | None
-    """The normalised observation is clipped to ``[-clip, clip]`` (``None``: not clipped)."""
-    layers: list[tuple[F32, F32]]
-    """``(weight (in, out), bias (out,))`` per layer; the activation follows every layer but the last."""
-    activation: Literal["relu", "tanh"]
-    head: Head
-    """``argmax`` (discrete), ``identity`` (the output is the action) or ``tanh_box``."""
-    low: F32 | None = None
-    """The box's lower bounds, with ``tanh_box``."""
-    high: F32 | None = None
-
-
-def _linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:
-    return [
-        (_f32(layer.weight.detach().cpu().numpy().T), _f32(layer.bias.detach().cpu().numpy()))
-        for layer in module.modules()
-        if isinstance(layer, nn.Linear)
-    ]
-
-
-def _ppo_parts(agent: Ppo) -> MlpParts:
-    body, head = agent.net.body, agent.net.action_net
-    layers = [
-        (_f32(w[0].detach().cpu().numpy()), _f32(b[0].detach().cpu().numpy().reshape(-1)))
-        for w, b in zip(body.weights, body.biases, strict=True)
-    ]
-    layers += _linear_layers(head)
-    normalise = agent.config.normalize_obs
-    return MlpParts(
-        obs_mean=_f32(agent.obs_rms.mean) if normalise else None,
-        obs_std=_f32(np.sqrt(agent.obs_rms.var + 1e-8)) if normalise else None,
-        obs_clip=float(agent.config.clip_obs) if normalise else None,
-        layers=layers,
-        activation=agent.config.activation,
-        head="argmax" if agent.discrete else "identity",
-    )
-
-
-def _offline_parts(agent: OfflineAgent) -> MlpParts:
-    policy = agent.policy if isinstance(agent, Bc) else agent.actor  # type: ignore[attr-defined]
-    net = policy.net if isinstance(policy, GaussianPolicy | GaussianActor) else policy
-    scale = agent.scale
-    layers = _linear_layers(net)
-    if isinstance(
-        policy, GaussianActor
-    ):  # its last layer gives (mean, log_std): the greedy action is the mean
-        assert scale is not None
-        weight, bias = layers[-1]
-        layers[-1] = (_f32(weight[:, : scale.dim]), _f32(bias[: scale.dim]))
-    return MlpParts(
-        obs_mean=_f32(agent.normalizer.mean.cpu().numpy()),
-        obs_std=_f32(agent.normalizer.std.cpu().numpy()),
-        obs_clip=None,
-        layers=layers,
-        activation="relu",
-        head="argmax" if scale is None else "tanh_box",
-        low=None if scale is None else _f32(scale.low),
-        high=None if scale is None else _f32(scale.high),
-    )
-
-
-def _td3_parts(agent: Td3) -> MlpParts:
-    return MlpParts(
-        obs_mean=None,
-        obs_std=None,
-        obs_clip=None,
-        layers=_linear_layers(agent.actor.net),
-        activation="relu",
-        head="tanh_box",
-        low=_f32(agent.action_low),
-        high=_f32(agent.action_high),
-    )
-
-
-MlpAgent = Ppo | OfflineAgent | Td3
-"""The agents whose greedy policy is one MLP with a head: exported as the ``mlp`` kind."""
-
-
-def mlp_parts(agent: MlpAgent) -> MlpParts:
-    """The greedy policy of a PPO, BC, IQL, AWAC, CQL, TD3 or TD3+BC agent as arrays (see the module
-    docstring)."""
-    if isinstance(agent, Td3):
-        return _td3_parts(agent)
-    return _ppo_parts(agent) if isinstance(agent, Ppo) else _offline_parts(agent)
+from border_py.agents.greedy import F32, MlpParts
 
 
 class MlpGreedy(nn.Module):
@@ -154,7 +37,7 @@ class MlpGreedy(nn.Module):
                 linear.weight.copy_(torch.as_tensor(weight.T))
                 linear.bias.copy_(torch.as_tensor(bias))
             self.linears.append(linear)
-        if parts.head == "tanh_box":
+        if parts.head in ("tanh_box", "clip_box"):
             assert parts.low is not None
             assert parts.high is not None
             self.register_buffer("low", torch.as_tensor(parts.low))
@@ -175,7 +58,9 @@ class MlpGreedy(nn.Module):
             return x, x.argmax(dim=-1)
         if self.parts.head == "tanh_box":
             bias, scale = (self.high + self.low) / 2, (self.high - self.low) / 2
-            return bias + scale * torch.tanh(x)
+            x = bias + scale * torch.tanh(x)  # clipped below: float rounding can pass a bound
+        if self.parts.head in ("tanh_box", "clip_box"):
+            return torch.clamp(x, self.low, self.high)
         return x
 
 
@@ -194,10 +79,11 @@ def mlp_spec(parts: MlpParts, weights: dict[str, F32]) -> tuple[dict[str, Any], 
     action: dict[str, Any]
     if parts.head == "argmax":
         action = {"type": "discrete", "n": out}
-    elif parts.head == "tanh_box":
+    elif parts.head in ("tanh_box", "clip_box"):
         assert parts.low is not None
         assert parts.high is not None
-        action = {"type": "box", "squash": "tanh", "low": parts.low.tolist(), "high": parts.high.tolist()}
+        squash = "tanh" if parts.head == "tanh_box" else "clip"
+        action = {"type": "box", "squash": squash, "low": parts.low.tolist(), "high": parts.high.tolist()}
     else:
         action = {"type": "box", "squash": "none", "dim": out}
     return network, action

@@ -2,15 +2,17 @@
 
 An exported policy is a directory of two files:
 
-- ``policy.json``: what the policy is (``kind``: ``dqn``, ``iqn``, ``sac`` or ``mlp``), its observation size,
-  its action space and the names of its weight arrays, layer by layer;
+- ``policy.json``: what the policy is (``kind``: ``mlp``, ``dqn`` for a dueling DQN, ``iqn``, and ``sac``
+  in version 1 files), its observation size, its action space and the names of its weight arrays, layer
+  by layer;
 - ``weights.npz``: the arrays (float32; each linear layer's weight stored as ``(in, out)``), read with
   ``allow_pickle=False``, so a hostile file cannot run code.
 
-The forward passes below repeat the agents' greedy (eval-mode) action in numpy: DQN's Q-values (plain or
-dueling), IQN's mean quantile at its deterministic fractions, SAC's squashed Gaussian mean, and ``mlp``:
-``head(mlp(normalise(obs)))`` for PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC (see
-``border_py.export.mlp_parts``). Nothing in this module imports torch.
+The forward passes below repeat the agents' greedy (eval-mode) action in numpy: ``mlp``,
+``head(mlp(normalise(obs)))``, for every agent whose greedy policy is one MLP (PPO, SAC, TD3, a plain DQN,
+BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`), a dueling DQN's Q-values, IQN's mean quantile at
+its deterministic fractions (and SAC's squashed mean, as version 1 wrote it). Nothing in this module imports
+torch.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 FORMAT = "border_py.policy"
-VERSION = 1
+VERSION = 2
+"""Written by this border_py: version 2 added the ``clip`` squash (a box policy clipped to its bounds)."""
+READS = (1, 2)
+"""The versions this border_py reads (version 1's box policies without bounds still load)."""
 SPEC_FILE = "policy.json"
 WEIGHTS_FILE = "weights.npz"
 
@@ -85,7 +90,7 @@ class NumpyPolicy:
         ...     _ = export_numpy(DqnConfig(hidden=(8,)).build(Spaces(obs_shape=(4,), n_actions=2), 0), d)
         ...     policy = NumpyPolicy.load(d)
         >>> policy.kind, policy.act(np.zeros(4, np.float32)).shape
-        ('dqn', ())
+        ('mlp', ())
     """
 
     def __init__(self, spec: Mapping[str, Any], weights: Mapping[str, F32], source: str = "<memory>") -> None:
@@ -150,10 +155,12 @@ class NumpyPolicy:
             if mean.shape != (self.obs_dim,) or std.shape != (self.obs_dim,) or not (std > 0).all():
                 raise PolicyFileError(f"{source}: obs_norm needs {self.obs_dim} means and positive stds")
             self.obs_norm = (mean, std, None if norm["clip"] is None else float(norm["clip"]))
-        self.squash = action.get("squash") == "tanh"
+        self.squash = action.get("squash", "none")
+        if self.squash not in ("none", "tanh", "clip"):
+            raise PolicyFileError(f"{source}: action.squash must be none, tanh or clip, got {self.squash!r}")
         if self.discrete:
             self.n_actions = _field(action, "n", int, source)
-        elif self.squash:
+        elif self.squash != "none":
             self._bounds(action, source)
         if self.mlp.in_dim != self.obs_dim:
             raise PolicyFileError(
@@ -241,9 +248,9 @@ class NumpyPolicy:
             raise PolicyFileError(f"{spec_path}: not JSON ({exc})") from exc
         if not isinstance(spec, dict) or spec.get("format") != FORMAT:
             raise PolicyFileError(f"{spec_path}: not a border_py policy ('format' is not {FORMAT!r})")
-        if spec.get("version") != VERSION:
+        if spec.get("version") not in READS:
             raise PolicyFileError(
-                f"{spec_path}: version {spec.get('version')!r}; this border_py reads {VERSION}"
+                f"{spec_path}: version {spec.get('version')!r}; this border_py reads {list(READS)}"
             )
         try:
             with weights_path.open("rb") as f, np.load(f, allow_pickle=False) as npz:
@@ -312,7 +319,9 @@ class NumpyPolicy:
             act: npt.NDArray[Any] = self._values(x).argmax(axis=1).astype(np.int64)
         elif self.kind == "mlp":
             out = self._mlp_out(x)
-            act = self.bias + self.scale * np.tanh(out) if self.squash else out
+            if self.squash == "tanh":
+                out = self.bias + self.scale * np.tanh(out)  # clipped below: rounding can pass a bound
+            act = out if self.squash == "none" else np.clip(out, self.low, self.high)
         else:
             mean = self.actor(x)[:, : self.low.shape[0]]
             act = np.clip(self.bias + self.scale * np.tanh(mean), self.low, self.high)

@@ -180,8 +180,8 @@ def test_a_spec_that_disagrees_with_its_weights_is_refused(tmp_path: Path) -> No
     _edit_spec(path, obs_dim=4, kind="ppo")
     with pytest.raises(PolicyFileError, match="'kind' must be one of"):
         NumpyPolicy.load(path)
-    _edit_spec(path, kind="dqn", action={"type": "discrete", "n": 3})
-    with pytest.raises(PolicyFileError, match="gives 2 values, the action has n=3"):
+    _edit_spec(path, kind="mlp", action={"type": "discrete", "n": 3})
+    with pytest.raises(PolicyFileError, match="gives 2 values, n=3"):
         NumpyPolicy.load(path)
     _edit_spec(path, action={"type": "discrete", "n": 2}, version=99)
     with pytest.raises(PolicyFileError, match="version 99"):
@@ -200,12 +200,12 @@ def test_hostile_or_corrupt_weights_are_refused_without_running_code(tmp_path: P
     export_numpy(AGENTS["dqn"](), path)
     with np.load(path / "weights.npz") as npz:
         weights = {k: npz[k] for k in npz.files}
-    weights["trunk.0.weight"][0, 0] = np.nan
+    weights["mlp.0.weight"][0, 0] = np.nan
     np.savez(path / "weights.npz", **weights)
-    with pytest.raises(PolicyFileError, match=r"'trunk.0.weight' must be finite float32"):
+    with pytest.raises(PolicyFileError, match=r"'mlp.0.weight' must be finite float32"):
         NumpyPolicy.load(path)
-    weights["trunk.0.weight"][0, 0] = 0.0
-    del weights["trunk.1.bias"]
+    weights["mlp.0.weight"][0, 0] = 0.0
+    del weights["mlp.1.bias"]
     np.savez(path / "weights.npz", **weights)
-    with pytest.raises(PolicyFileError, match=r"'trunk.1.bias' is not in weights.npz"):
+    with pytest.raises(PolicyFileError, match=r"'mlp.1.bias' is not in weights.npz"):
         NumpyPolicy.load(path)

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
+from border_py.agents.greedy import F32, linear_layers
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.policies import GaussianPolicy
 from border_py.agents.toolkit import adam, gradient_step, mlp
@@ -83,6 +84,10 @@ class Bc(OfflineAgent):
 
     def _networks(self) -> dict[str, nn.Module]:
         return {"policy.pt": self.policy}
+
+    def _greedy_layers(self) -> list[tuple[F32, F32]]:
+        policy = self.policy
+        return linear_layers(policy.net if isinstance(policy, GaussianPolicy) else policy)
 
     def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
         return {"policy": self.optimizer}

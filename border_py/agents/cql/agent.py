@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from border_py.agents.cql.losses import conservative_gap, conservative_penalty, uniform_log_density
+from border_py.agents.greedy import F32, linear_layers, mean_head
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.sac.losses import actor_loss, alpha_loss, squashed_gaussian_log_prob
 from border_py.agents.sac.model import GaussianActor
@@ -165,6 +166,10 @@ class Cql(OfflineAgent):
             descend(self.alpha_optimizer, loss_alpha, [self._log_alpha])
         record["train/alpha"] = self.alpha()
         return record
+
+    def _greedy_layers(self) -> list[tuple[F32, F32]]:
+        assert self.scale is not None
+        return mean_head(linear_layers(self.actor.net), self.scale.dim)
 
     def _networks(self) -> dict[str, nn.Module]:
         return {

@@ -9,6 +9,15 @@ import torch
 
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
+from border_py.agents.greedy import (
+    ArgmaxGreedy,
+    ArrayNames,
+    GreedyNetwork,
+    GreedyPolicy,
+    MlpParts,
+    linear_layers,
+    refuse_encoder,
+)
 from border_py.agents.toolkit import torch_device
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.base.spaces import Spaces
@@ -55,6 +64,30 @@ class Dqn(ValueBasedAgent[QNetwork]):
             encoder = None if config.encoder is None else config.encoder.build(shape)
             net = QNetwork(obs_dim, n_actions, config.hidden, config.dueling, encoder).to(device)
         super().__init__(config, net, n_actions, shape, device, seed, "DQN", ("qnet.pt", "qnet_tgt.pt"))
+
+    def greedy_policy(self) -> GreedyPolicy:
+        """The eval-mode policy for export: the argmax of the Q-values, as one MLP, or for a dueling
+        network its shared layers and its value and advantage heads (the ``dqn`` kind).
+
+        Raises:
+            ValueError: the network has a CNN encoder (export writes MLP policies).
+        """
+        refuse_encoder("DQN", self.config.encoder)
+        if not self.config.dueling:
+            layers = linear_layers(self.net.net)
+            return MlpParts(
+                obs_mean=None, obs_std=None, obs_clip=None, layers=layers, activation="relu", head="argmax"
+            )
+        names = ArrayNames()
+        network = {
+            "trunk": names.add("trunk", self.net.net),
+            "dueling": True,
+            "value": names.add("value", self.net.value),
+            "advantage": names.add("advantage", self.net.advantage),
+        }
+        action = {"type": "discrete", "n": self.n_actions}
+        module = ArgmaxGreedy(self.net)
+        return GreedyNetwork(kind="dqn", network=network, weights=names.weights, action=action, module=module)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.net(obs)

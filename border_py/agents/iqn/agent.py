@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, refuse_encoder
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
-from border_py.agents.iqn.model import IqnNetwork, sample_taus
-from border_py.agents.iqn.taus import TauSampling
+from border_py.agents.iqn.model import IqnNetwork, MeanQuantiles, sample_taus
+from border_py.agents.iqn.taus import EvenTaus, FixedTaus, TauSampling
 from border_py.agents.toolkit import torch_device
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.base.spaces import Spaces
@@ -69,6 +70,32 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
             )
         self.generator = torch.Generator(device).manual_seed(seed)
         super().__init__(config, net, n_actions, shape, device, seed, "IQN", ("iqn.pt", "iqn_tgt.pt"))
+
+    def greedy_policy(self) -> GreedyNetwork:
+        """The eval-mode policy for export (the ``iqn`` kind): its state, fraction-embedding and head layers
+        and the fixed acting fractions, whose mean quantile the greedy action maximises.
+
+        Raises:
+            ValueError: the network has a CNN encoder, or it acts on randomly drawn fractions (``act_taus``
+                uniform: no fixed policy to export).
+        """
+        refuse_encoder("IQN", self.config.encoder)
+        if not isinstance(self.config.act_taus, EvenTaus | FixedTaus):
+            raise ValueError(
+                "an IQN policy is exported with deterministic fractions: set act_taus to EvenTaus or "
+                f"FixedTaus (it is {self.config.act_taus!r})"
+            )
+        taus = sample_taus(self.config.act_taus, 1, self.generator, self.device)[0].cpu()
+        names, n = ArrayNames(), self.net
+        network = {
+            "psi": names.add("psi", n.psi),
+            "phi": names.add("phi", n.phi),
+            "head": names.add("head", n.head),
+            "taus": taus.tolist(),
+        }
+        module = ArgmaxGreedy(MeanQuantiles(n, taus.to(self.device)))
+        action = {"type": "discrete", "n": self.n_actions}
+        return GreedyNetwork(kind="iqn", network=network, weights=names.weights, action=action, module=module)
 
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)

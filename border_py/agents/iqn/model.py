@@ -70,3 +70,19 @@ class IqnNetwork(nn.Module):
         cos = torch.cos(taus.unsqueeze(-1) * self._pi_i)  # (batch, n_taus, n_cos)
         z: torch.Tensor = self.head(state * self.phi(cos))
         return z
+
+
+class MeanQuantiles(nn.Module):
+    """``obs -> (batch, n_actions)``: the mean of ``net``'s quantiles at the fixed fractions ``taus``, what
+    IQN's greedy action maximises."""
+
+    taus: torch.Tensor
+
+    def __init__(self, net: IqnNetwork, taus: torch.Tensor) -> None:
+        super().__init__()
+        self.net = net
+        self.register_buffer("taus", taus)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        values: torch.Tensor = self.net(obs, self.taus.expand(obs.shape[0], -1)).mean(dim=1)
+        return values

@@ -10,6 +10,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
+from border_py.agents.greedy import MlpParts, f32, linear_layers
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
 from border_py.agents.ppo.model import ActorCritic
@@ -67,6 +68,8 @@ class Ppo(TorchAgent):
 
     def __init__(self, config: PpoConfig, spaces: Spaces, seed: int) -> None:
         self.discrete = spaces.discrete
+        # The box the env clips actions to: the exported greedy policy clips to it too.
+        self.action_bounds = None if spaces.discrete else spaces.action_bounds
         if self.discrete and config.gsde:
             raise ValueError("gsde is for continuous actions only")
         self.config = config
@@ -311,6 +314,27 @@ class Ppo(TorchAgent):
                 for k in stats:
                     stats[k].append(float(out[k]))
         return stats
+
+    def greedy_policy(self) -> MlpParts:
+        """The eval-mode policy for export: observation normalisation (clipped), the policy network, then
+        the argmax of its logits, or its mean action clipped to the box (what the env does to it)."""
+        body, head = self.net.body, self.net.action_net
+        layers = [
+            (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
+            for w, b in zip(body.weights, body.biases, strict=True)
+        ]
+        normalise = self.config.normalize_obs
+        low, high = (None, None) if self.action_bounds is None else self.action_bounds
+        return MlpParts(
+            obs_mean=f32(self.obs_rms.mean) if normalise else None,
+            obs_std=f32(np.sqrt(self.obs_rms.var + 1e-8)) if normalise else None,
+            obs_clip=float(self.config.clip_obs) if normalise else None,
+            layers=[*layers, *linear_layers(head)],
+            activation=self.config.activation,
+            head="argmax" if self.discrete else "clip_box",
+            low=low,
+            high=high,
+        )
 
     def _modules(self) -> dict[str, nn.Module]:
         return {"ppo.pt": self.net}

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.agents.greedy import MlpParts, linear_layers, mean_head
 from border_py.agents.sac.losses import (
     actor_loss,
     alpha_loss,
@@ -193,6 +194,19 @@ class Sac(TorchAgent):
             td = (target - q.detach().mean(dim=0)).cpu().numpy()
             buffer.update_priority(b.ix_sample, td)
         return record
+
+    def greedy_policy(self) -> MlpParts:
+        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``."""
+        return MlpParts(
+            obs_mean=None,
+            obs_std=None,
+            obs_clip=None,
+            layers=mean_head(linear_layers(self.actor.net), self.act_dim),
+            activation="relu",
+            head="tanh_box",
+            low=self.action_low,
+            high=self.action_high,
+        )
 
     def _modules(self) -> dict[str, torch.nn.Module]:
         # The target critics are saved as themselves.

@@ -11,6 +11,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
+from border_py.agents.greedy import MlpParts, linear_layers
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
 from border_py.agents.td3.model import DeterministicActor
 from border_py.agents.toolkit import (
@@ -201,6 +202,19 @@ class Td3(TorchAgent):
             loss = actor_loss(self.critic.first(obs, self.actor(obs)))
         descend(self.actor_optimizer, loss, self._actor_params, self.config.max_grad_norm)
         return float(loss.detach())
+
+    def greedy_policy(self) -> MlpParts:
+        """The eval-mode policy for export: the deterministic actor, ``bias + scale * tanh(out)``."""
+        return MlpParts(
+            obs_mean=None,
+            obs_std=None,
+            obs_clip=None,
+            layers=linear_layers(self.actor.net),
+            activation="relu",
+            head="tanh_box",
+            low=self.action_low,
+            high=self.action_high,
+        )
 
     def _modules(self) -> dict[str, torch.nn.Module]:
         return {

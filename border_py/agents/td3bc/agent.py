@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
+from border_py.agents.greedy import F32, linear_layers
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.td3.agent import smoothed_td_target
 from border_py.agents.td3.losses import critic_loss
@@ -100,6 +101,9 @@ class Td3Bc(OfflineAgent):
             "train/actor_loss": float(loss.detach()),
             "train/bc_mse": float(((pi.detach() - act) ** 2).mean()),
         }
+
+    def _greedy_layers(self) -> list[tuple[F32, F32]]:
+        return linear_layers(self.actor)  # its Tanh is the policy's tanh_box
 
     def _networks(self) -> dict[str, nn.Module]:
         return {

@@ -1,0 +1,132 @@
+"""What an agent's greedy (eval-mode) policy is, as the agent states it for export
+(`border_py.export`): its ``greedy_policy()`` returns one of
+
+- `MlpParts`: ``head(mlp(normalise(obs)))`` as arrays; every agent whose greedy policy is one MLP (PPO,
+  SAC, TD3, plain DQN and the offline agents);
+- `GreedyNetwork`: a network the MLP description cannot hold (a dueling DQN, IQN), as named arrays in the
+  layout the numpy policy reads and a torch module for ONNX.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+import torch
+from torch import nn
+
+F32 = npt.NDArray[np.float32]
+Head = Literal["argmax", "identity", "tanh_box", "clip_box"]
+
+
+def f32(x: object) -> F32:
+    """``x`` as a contiguous float32 array (a copy)."""
+    return np.ascontiguousarray(np.array(x, dtype=np.float32))
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class MlpParts:
+    """A greedy policy ``head(mlp(normalise(obs)))`` as arrays."""
+
+    obs_mean: F32 | None
+    """Subtracted from the observation (``None``: no normalisation)."""
+    obs_std: F32 | None
+    """The observation is divided by it."""
+    obs_clip: float | None
+    """The normalised observation is clipped to ``[-clip, clip]`` (``None``: not clipped)."""
+    layers: list[tuple[F32, F32]]
+    """``(weight (in, out), bias (out,))`` per layer; the activation follows every layer but the last."""
+    activation: Literal["relu", "tanh"]
+    head: Head
+    """``argmax`` (discrete), ``identity`` (the output is the action), ``tanh_box`` (``bias + scale *
+    tanh(out)`` within the box) or ``clip_box`` (the output clipped to the box)."""
+    low: F32 | None = None
+    """The box's lower bounds, with ``tanh_box`` and ``clip_box``."""
+    high: F32 | None = None
+
+
+def linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:
+    """The ``(weight (in, out), bias)`` of each linear layer of ``module``, in order (copies)."""
+    return [
+        (f32(layer.weight.detach().cpu().numpy().T), f32(layer.bias.detach().cpu().numpy()))
+        for layer in module.modules()
+        if isinstance(layer, nn.Linear)
+    ]
+
+
+def mean_head(layers: list[tuple[F32, F32]], act_dim: int) -> list[tuple[F32, F32]]:
+    """``layers`` of a Gaussian policy whose last layer gives ``(mean, log_std)``, keeping only the mean:
+    the greedy action."""
+    weight, bias = layers[-1]
+    return [*layers[:-1], (f32(weight[:, :act_dim]), f32(bias[:act_dim]))]
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class GreedyNetwork:
+    """A greedy policy that is not one MLP (a dueling DQN, IQN)."""
+
+    kind: str
+    """Its kind in ``policy.json`` (``dqn``, ``iqn``)."""
+    network: dict[str, Any]
+    """``policy.json``'s ``network`` entry: the arrays' names, by part."""
+    weights: dict[str, F32]
+    """The arrays, by name (``weights.npz``)."""
+    action: dict[str, Any]
+    """``policy.json``'s ``action`` entry."""
+    module: nn.Module
+    """``obs -> (values, action)`` in torch, sharing the agent's networks (for ONNX)."""
+
+
+class ArrayNames:
+    """Collects a network's linear layers as named arrays: ``add("trunk", seq)`` stores ``trunk.0.weight``
+    (as ``(in, out)``: no transpose at each call) and ``trunk.0.bias``, ... and returns their names."""
+
+    def __init__(self) -> None:
+        self.weights: dict[str, F32] = {}
+
+    def add(self, name: str, module: nn.Module) -> list[list[str]]:
+        """Stores ``module``'s linear layers under ``name``; their ``[weight, bias]`` names, in order.
+
+        Raises:
+            ValueError: ``module`` has no linear layer.
+        """
+        layers = linear_layers(module)
+        if not layers:
+            raise ValueError(f"no linear layers in {module}")
+        names = []
+        for i, (weight, bias) in enumerate(layers):
+            w, b = f"{name}.{i}.weight", f"{name}.{i}.bias"
+            self.weights[w], self.weights[b] = weight, bias
+            names.append([w, b])
+        return names
+
+
+GreedyPolicy = MlpParts | GreedyNetwork
+"""What ``agent.greedy_policy()`` returns."""
+
+
+class ArgmaxGreedy(nn.Module):
+    """``obs -> (values, argmax of the values)`` over a network that gives per-action values."""
+
+    def __init__(self, values: nn.Module) -> None:
+        super().__init__()
+        self.values = values
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        values: torch.Tensor = self.values(obs)
+        return values, values.argmax(dim=1)
+
+
+def refuse_encoder(agent: str, encoder: object | None) -> None:
+    """Export writes MLP policies only.
+
+    Raises:
+        ValueError: the agent has a (CNN) encoder; the message says what to use instead.
+    """
+    if encoder is not None:
+        raise ValueError(
+            f"export supports MLP policies; this {agent} has a CNN encoder (its checkpoint is the model: "
+            "load it with the agent's load_params)"
+        )
