@@ -212,22 +212,50 @@ def resolve_saved(path: Path) -> Path:
 def saved_model_problem(path: Path) -> str | None:
     """Why ``path`` is not a complete saved model (``best`` or a checkpoint); ``None`` when it is: its
     ``meta.yaml`` is readable and every file it lists is there."""
-    try:
-        meta = load_meta(path)
-    except (FileNotFoundError, ValueError) as exc:
-        return str(exc)
-    missing = [name for name in meta["files"] if not (path / name).is_file()]
-    return f"{path} lacks {missing}, which its meta.yaml lists" if missing else None
+    return _read_complete(path)[1]
 
 
 def checkpoint_problem(path: Path) -> str | None:
     """Why ``path`` is not a complete training checkpoint; ``None`` when it is (a complete saved model
     with a trainer state)."""
+    return _read_checkpoint(path)[1]
+
+
+def checkpoint_meta(path: Path) -> dict[str, Any]:
+    """The ``meta.yaml`` of the complete training checkpoint ``path``, read once for every check that
+    needs it.
+
+    Raises:
+        FileNotFoundError: ``path`` is not a complete training checkpoint (the message says what is
+            missing).
+    """
+    meta, problem = _read_checkpoint(path)
+    if meta is None:
+        raise FileNotFoundError(f"{path} is not a complete training checkpoint: {problem}")
+    return meta
+
+
+def _read_checkpoint(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     if not (path / TRAINER_STATE_FILE).is_file():
         if (path / LEGACY_STATE_FILE).is_file():
-            return f"its trainer state is the pickle {LEGACY_STATE_FILE} of an older border_py, never loaded"
-        return f"{path / TRAINER_STATE_FILE} not found"
-    return saved_model_problem(path)
+            return (
+                None,
+                f"its trainer state is the pickle {LEGACY_STATE_FILE} of an older border_py, never loaded",
+            )
+        return None, f"{path / TRAINER_STATE_FILE} not found"
+    return _read_complete(path)
+
+
+def _read_complete(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """``path``'s meta and ``None`` when every file it lists is there, else ``None`` and why not."""
+    try:
+        meta = load_meta(path)
+    except (FileNotFoundError, ValueError) as exc:
+        return None, str(exc)
+    missing = [name for name in meta["files"] if not (path / name).is_file()]
+    if missing:
+        return None, f"{path} lacks {missing}, which its meta.yaml lists"
+    return meta, None
 
 
 def is_resumable(path: Path) -> bool:
@@ -270,20 +298,25 @@ def latest_checkpoint(model_dir: Path) -> Path | None:
         >>> latest_checkpoint(Path("no/such/dir")) is None
         True
     """
-    found = periodic_checkpoints(model_dir)
-    return found[-1] if found else None
+    return resume_scan(model_dir)[0]
 
 
 def skipped_checkpoints(model_dir: Path) -> list[tuple[Path, str]]:
     """The numbered directories newer than `latest_checkpoint` that are not complete checkpoints,
     each with the reason, newest first: what a resume passes over."""
-    latest = latest_checkpoint(model_dir)
-    newer = [p for p in _numbered_entries(model_dir) if latest is None or int(p.name) > int(latest.name)]
-    return [
-        (p, problem)
-        for p in reversed(newer)
-        if (problem := _link_problem(p) or checkpoint_problem(p)) is not None
-    ]
+    return resume_scan(model_dir)[1]
+
+
+def resume_scan(model_dir: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
+    """`latest_checkpoint` and `skipped_checkpoints` from one scan, newest first: the checkpoints older
+    than the newest complete one are never read."""
+    skipped: list[tuple[Path, str]] = []
+    for path in reversed(_numbered_entries(model_dir)):
+        problem = _link_problem(path) or checkpoint_problem(path)
+        if problem is None:
+            return path, skipped
+        skipped.append((path, problem))
+    return None, skipped
 
 
 def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:

@@ -17,8 +17,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from border_py.run.commands import evaluate
 from border_py.run.rundir import RunDir
+from border_py.run.saved import evaluate
 from campaigns.jobs import Published
 from campaigns.mujoco import SeedRun
 

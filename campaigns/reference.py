@@ -25,8 +25,8 @@ from pathlib import Path
 import attrs
 
 from border_py.run import cli
-from border_py.run.commands import evaluate
 from border_py.run.rundir import RunDir
+from border_py.run.saved import evaluate
 from border_py.trainer.result import TrainResult
 from campaigns.jobs import Job, jobs
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic
+from typing import Any, Generic, Protocol
 
+from border_py.base.builder import Builder, SeededBuilder
 from border_py.base.env import AnyEnv
 from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step_processor import StepProcessor
@@ -19,10 +20,8 @@ from border_py.distributed.config import AsyncConfig
 from border_py.distributed.limiter import RateLimiter
 from border_py.record import Record
 from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.config import TrainerConfig
 from border_py.trainer.interrupts import ExperienceSourceError
-
-if TYPE_CHECKING:
-    from border_py.distributed.trainer import AsyncTrainer
 
 SAME_ON_RESUME = ("env", "step_processor", "replay_buffer", "trainer.seed", "trainer.opt_interval")
 """What a resumed asynchronous run must share with its checkpoint."""
@@ -51,6 +50,26 @@ def check_cluster_fits(config: AsyncConfig) -> None:
         )
 
 
+class AsyncSetup(Protocol):
+    """What the asynchronous regime is given by its trainer (`border_py.distributed.AsyncTrainer`):
+    the schedule, the actors' settings and the configs each actor builds its env and step processor from."""
+
+    @property
+    def config(self) -> TrainerConfig: ...
+    @property
+    def async_config(self) -> AsyncConfig: ...
+    @property
+    def tolerance(self) -> int: ...
+    @property
+    def env_config(self) -> SeededBuilder[AnyEnv[Any, Any]]: ...
+    @property
+    def step_proc_config(self) -> Builder[StepProcessor[Any, Any, Any]]: ...
+
+    def setup(self) -> dict[str, Any]:
+        """What a checkpoint's ``meta.yaml`` records."""
+        ...
+
+
 class AsyncRegime(Generic[O, A, I, B]):
     """The asynchronous `Regime`: items come from Ray actors, and opt steps
     are due as the rate limiter allows. A checkpoint holds the buffer (with ``checkpoint_buffer``), the
@@ -61,14 +80,15 @@ class AsyncRegime(Generic[O, A, I, B]):
 
     def __init__(
         self,
-        trainer: AsyncTrainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
+        trainer: AsyncSetup,
         buffer: TrainingBuffer[I, B],
         agent: SyncAgent[O, A, B],
         make_actor_agent: Callable[[int], ActingAgent[O, A]],
     ) -> None:
         import ray
 
-        self.trainer = trainer
+        self._setup = trainer.setup()
+        self.env_config, self.step_proc_config = trainer.env_config, trainer.step_proc_config
         self.config = trainer.config
         self.async_config = c = trainer.async_config
         self.buffer = buffer
@@ -108,18 +128,14 @@ class AsyncRegime(Generic[O, A, I, B]):
         """A new actor process ``index`` (its handle)."""
         return self.worker_class.remote(
             self.config.seed + ACTOR_SEED_STRIDE * (index + 1),
-            self.trainer.env_config,
-            self.trainer.step_proc_config,
+            self.env_config,
+            self.step_proc_config,
             self.make_actor_agent,
         )
 
     def setup(self) -> dict[str, Any]:
         """The trainer's `AsyncTrainer.setup`."""
-        return self.trainer.setup()
-
-    def same_on_resume(self) -> tuple[str, ...]:
-        """What a resumed run must share with its checkpoint."""
-        return SAME_ON_RESUME
+        return self._setup
 
     # -- the regime's turn ---------------------------------------------------------------------------------
 

@@ -35,15 +35,17 @@ from border_py.base.typevars import A, B, I, O
 from border_py.config import to_dict
 from border_py.distributed.config import AsyncConfig
 from border_py.distributed.regime import SAME_ON_RESUME, AsyncRegime, check_cluster_fits
+from border_py.model_dir import ModelDir
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasRolloutShape,
     OnStart,
     PreparedRun,
+    RunSettings,
     check_agent_fits,
     check_checkpoint,
-    run_training,
-    training_session,
+    resume_point,
+    run_session,
 )
 from border_py.trainer.online import E, P, R
 from border_py.trainer.result import EvaluationObserver, TrainResult
@@ -119,28 +121,35 @@ class AsyncTrainer(Generic[E, P, R]):
         evaluator: Evaluator[O, A] | None = None,
         *,
         resume_from: Path | str | None = None,
+        held: ModelDir | None = None,
     ) -> PreparedRun:
         """Runs every check the learner can run before Ray starts, writing nothing: an evaluator for
-        ``eval_interval``, the agent's batch against the buffer, the resume point, and the env (built
-        once with the actors' first seed and closed: the actors build their own). `PreparedRun.run`
-        then joins or starts Ray, checks the cluster's CPUs and trains.
+        ``eval_interval``, the agent's batch against the buffer, the resume point (its agent files loaded
+        into ``agent``, once), and the env (built once with the actors' first seed and closed: the actors
+        build their own). `PreparedRun.run` then joins or starts Ray, checks the cluster's CPUs and trains
+        (``held``: as `border_py.trainer.Trainer.prepare`).
 
         Raises:
             ValueError, FileNotFoundError: a check failed; nothing was written.
         """
         config = self.config
         check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
+        resume = None
         if resume_from is not None:
-            self.check_resume(resume_from)
+            resume = resume_point(resume_from, AsyncRegime.name, self.setup(), SAME_ON_RESUME, agent)
         self.env_config.build(config.seed + 1000).close()
+        buffer = self.replay_buffer_config.build(config.seed)
+        settings = RunSettings(config=config, agent=agent, buffer=buffer, evaluator=evaluator,
+                               observers=tuple(self.observers), resume=resume, held=held)  # fmt: skip
 
         def start(recorder: Recorder, progress: bool, on_start: OnStart) -> TrainResult:
             with ray_session(self.async_config.address):
                 check_cluster_fits(self.async_config)  # before the model directory is touched
-                with training_session(config, resume_from):
-                    return self._train(
-                        agent, make_actor_agent, recorder, evaluator, progress, resume_from, on_start
-                    )
+                regime = AsyncRegime(self, buffer, agent, make_actor_agent)  # starts the actors
+                try:
+                    return run_session(settings, regime, recorder, progress, on_start)
+                finally:
+                    regime.stop()
 
         return PreparedRun(start, lambda: None)
 
@@ -168,35 +177,6 @@ class AsyncTrainer(Generic[E, P, R]):
         """
         prepared = self.prepare(agent, make_actor_agent, evaluator, resume_from=resume_from)
         return prepared.run(recorder, progress=progress)
-
-    def _train(
-        self: AsyncTrainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
-        agent: SyncAgent[O, A, B],
-        make_actor_agent: Callable[[int], ActingAgent[O, A]],
-        recorder: Recorder,
-        evaluator: Evaluator[O, A] | None,
-        progress: bool,
-        resume_from: Path | str | None,
-        on_start: OnStart,
-    ) -> TrainResult:
-        """The run, inside the Ray session and the model directory's lock."""
-        buffer = self.replay_buffer_config.build(self.config.seed)
-        regime = AsyncRegime(self, buffer, agent, make_actor_agent)
-        try:
-            return run_training(
-                self.config,
-                regime,
-                agent,
-                buffer,
-                recorder,
-                evaluator,
-                progress,
-                resume_from,
-                self.observers,
-                on_start,
-            )
-        finally:
-            regime.stop()
 
     def setup(self) -> dict[str, Any]:
         """What a checkpoint's ``meta.yaml`` records: trainer, async config, env, step processor, buffer."""

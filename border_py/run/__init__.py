@@ -28,10 +28,11 @@ from border_py.run.codec import (
     load_experiment,
     parse_yaml,
 )
-from border_py.run.commands import TrainOptions, evaluate, prepare, train
+from border_py.run.commands import TrainOptions, prepare, train
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
 from border_py.run.program import run_cli
 from border_py.run.rundir import RunDir
+from border_py.run.saved import evaluate, load_agent
 
 
 def load_experiment_text(text: str, source: str = "experiment") -> AnyExperiment:
@@ -54,6 +55,7 @@ __all__ = [
     "evaluate",
     "experiment_from_dict",
     "experiment_to_dict",
+    "load_agent",
     "load_experiment",
     "load_experiment_text",
     "prepare",

@@ -315,7 +315,7 @@ def _saved_experiment(args: argparse.Namespace) -> AnyExperiment:
 def saved_model_command(args: argparse.Namespace) -> int:
     """``eval``, ``video`` or ``export`` (``args.verb``) of the saved model the flags name."""
     from border_py.run import outputs
-    from border_py.run.commands import evaluate
+    from border_py.run.saved import evaluate
 
     experiment = _saved_experiment(args)
     if args.verb == "eval":

@@ -13,14 +13,12 @@ Examples:
     ... step_processor: {gamma: 0.99}
     ... replay_buffer: {capacity: 1000}
     ... agent: {type: dqn, batch_size: 16}
-    ... trainer: {max_opts: 20, warmup_period: 50, eval_interval: 20, model_dir: x}
+    ... trainer: {max_opts: 20, warmup_period: 50, eval_interval: 20}
     ... evaluator: {n_episodes: 1}''')
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     experiment = with_trainer(experiment, model_dir=d)
-    ...     result = train(experiment, TrainOptions(progress=False, quiet=True))
-    ...     score = evaluate(experiment, Path(d), quiet=True)
-    >>> result.opt_steps, score == result.best_score
-    (20, True)
+    ...     result = train(with_trainer(experiment, model_dir=d), TrainOptions(progress=False, quiet=True))
+    >>> result.opt_steps, result.stop_reason
+    (20, 'max_opts')
 """
 
 from __future__ import annotations
@@ -34,18 +32,25 @@ from typing import Any, Literal
 import attrs
 
 from border_py.base.sync_model import SyncModel
-from border_py.checkpoint import CheckpointError, resolve_saved, saved_model_problem, skipped_checkpoints
+from border_py.checkpoint import CheckpointError, resume_scan
 from border_py.config import ConfigError
-from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
+from border_py.run.experiment import (
+    AnyExperiment,
+    Experiment,
+    OfflineExperiment,
+    build_eval_env,
+    with_trainer,
+)
 from border_py.run.pairing import check_agent_batches
 from border_py.run.recording import Tracking
 from border_py.run.rundir import RunDir
+from border_py.run.saved import saved_model
 from border_py.seeding import configure_torch, seed_everything
 from border_py.trainer.interrupts import TrainingInterrupted
 from border_py.trainer.loop import PreparedRun
 from border_py.trainer.result import EvaluationObserver, TrainResult
 
-__all__ = ["TrainOptions", "evaluate", "load_agent", "prepare", "saved_model_path", "train", "with_trainer"]
+__all__ = ["TrainOptions", "prepare", "train", "with_trainer"]
 
 THREADS_WARNING = (
     "the run continues, but not bit for bit as it would have: torch may sum in another order with another "
@@ -109,23 +114,25 @@ def prepare(
     resume_from: Path | None = None,
     observers: tuple[EvaluationObserver, ...] = (),
     source: str = "the experiment",
+    held: RunDir | None = None,
 ) -> Iterator[PreparedRun]:
     """Builds every component of the experiment once (the evaluation env, the agent from its spaces, the
     evaluator, the trainer and what it trains on) and runs every check, writing nothing; yields the run,
-    ready to start, and closes what was built afterwards.
+    ready to start, and closes what was built afterwards. The checkpoint ``resume_from`` is read once, its
+    agent files loaded into the agent here; ``held``: the run directory as the caller holds it (the
+    trainer then takes no lock of its own).
 
     Raises:
         ConfigError: a component could not be built or a check failed (the field named).
         FileNotFoundError: ``resume_from`` is not a complete checkpoint.
     """
-    seed = experiment.trainer.seed
     with _refused(source, "env"):
-        eval_env = experiment.eval_env().build(seed + 1)
+        eval_env = build_eval_env(experiment)
     with closing(eval_env):
         if isinstance(experiment, OfflineExperiment):
-            yield from _prepare_offline(experiment, eval_env, resume_from, observers, source)
+            yield from _prepare_offline(experiment, eval_env, resume_from, observers, source, held)
         else:
-            yield from _prepare_online(experiment, eval_env, resume_from, observers, source)
+            yield from _prepare_online(experiment, eval_env, resume_from, observers, source, held)
 
 
 def _prepare_online(
@@ -134,6 +141,7 @@ def _prepare_online(
     resume_from: Path | None,
     observers: tuple[EvaluationObserver, ...],
     source: str,
+    held: RunDir | None,
 ) -> Iterator[PreparedRun]:
     from border_py.trainer.online import Trainer
 
@@ -149,22 +157,16 @@ def _prepare_online(
                 experiment.trainer, experiment.env, experiment.step_processor, experiment.replay_buffer
             )
             trainer.observers.extend(observers)
-            prepared = trainer.prepare(agent, evaluator, resume_from=resume_from)
+            prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, held=held)
         else:
-            prepared = _prepare_async(experiment, agent, evaluator, eval_env.spaces, resume_from, observers)
+            prepared = _prepare_async(
+                experiment, agent, evaluator, eval_env.spaces, resume_from, observers, held
+            )
     with prepared:
-        _load_start(agent, resume_from, experiment.init_from)
+        if resume_from is None and experiment.init_from is not None:
+            # A fresh run fine-tunes the saved model (a resumed one continues its checkpoint, loaded above).
+            agent.load_params(saved_model(Path(experiment.init_from), "init_from"))
         yield prepared
-
-
-def _load_start(agent: Any, resume_from: Path | None, init_from: str | None) -> None:
-    """Loads what the agent starts from: the checkpoint it resumes, else the saved model ``init_from``.
-    Called after the trainer's checks (the setup compared with the checkpoint's): a checkpoint of another
-    agent, or of other sizes, is refused here, before anything is written."""
-    if resume_from is not None:
-        agent.load_params(resume_from)
-    elif init_from is not None:
-        agent.load_params(_saved_model(Path(init_from), "init_from"))
 
 
 def _prepare_async(
@@ -174,6 +176,7 @@ def _prepare_async(
     spaces: Any,
     resume_from: Path | None,
     observers: tuple[EvaluationObserver, ...],
+    held: RunDir | None,
 ) -> PreparedRun:
     from border_py.distributed import AsyncTrainer
 
@@ -189,7 +192,7 @@ def _prepare_async(
     )
     trainer.observers.extend(observers)
     factory = experiment.actor_agent_factory(spaces)
-    prepared: PreparedRun = trainer.prepare(agent, factory, evaluator, resume_from=resume_from)
+    prepared: PreparedRun = trainer.prepare(agent, factory, evaluator, resume_from=resume_from, held=held)
     return prepared
 
 
@@ -199,6 +202,7 @@ def _prepare_offline(
     resume_from: Path | None,
     observers: tuple[EvaluationObserver, ...],
     source: str,
+    held: RunDir | None,
 ) -> Iterator[PreparedRun]:
     from border_py.datasets import observation_stats
     from border_py.trainer.offline import OfflineTrainer
@@ -213,9 +217,8 @@ def _prepare_offline(
     evaluator = experiment.evaluator.build(eval_env)
     trainer.observers.extend(observers)
     with _refused(source, "trainer"):
-        prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, dataset=dataset)
+        prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, dataset=dataset, held=held)
     with prepared:
-        _load_start(agent, resume_from, None)
         yield prepared
 
 
@@ -239,13 +242,13 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
     seed_everything(experiment.trainer.seed)
     configure_torch(experiment.torch_threads)
     with RunDir(model_dir_of(experiment)).hold() as run_dir:
-        resume_from = run_dir.resume_point() if options.resume else None
+        resume_from, skipped = resume_scan(run_dir.path) if options.resume else (None, [])
         if options.resume:
-            _say_resume(options, run_dir, resume_from)
+            _say_resume(options, run_dir, resume_from, skipped)
         fresh_start = options.overwrite or (options.resume and resume_from is None)
         if not fresh_start and resume_from is None:
             run_dir.refuse_another_run()
-        with prepare(experiment, resume_from, options.observers, options.source) as prepared:
+        with prepare(experiment, resume_from, options.observers, options.source, run_dir) as prepared:
             if fresh_start and run_dir.holds_a_run():
                 removed = run_dir.clear()
                 _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}", err=True)
@@ -277,10 +280,12 @@ def _resume_changes(run_dir: RunDir, experiment: AnyExperiment) -> dict[str, str
         return {}
 
 
-def _say_resume(options: TrainOptions, run_dir: RunDir, resume_from: Path | None) -> None:
+def _say_resume(
+    options: TrainOptions, run_dir: RunDir, resume_from: Path | None, skipped: list[tuple[Path, str]]
+) -> None:
     """Says where a resume starts: the checkpoints it passes over and why, then the one it takes (or that
     there is none, so the run starts from scratch)."""
-    for path, problem in skipped_checkpoints(run_dir.path):
+    for path, problem in skipped:
         _say(options, f"skipping {path}: {problem}")
     if resume_from is None:
         _say(options, f"no complete checkpoint in {run_dir.path}: training from scratch")
@@ -328,70 +333,3 @@ def _summary(result: TrainResult) -> str:
 def _say(options: TrainOptions, line: str, err: bool = False) -> None:
     if not options.quiet:
         print(line, file=sys.stderr if err else sys.stdout)  # looked up now: callers may replace them
-
-
-def _saved_model(path: Path, field: str) -> Path:
-    """``path`` as a complete saved model (or the aside copy a crash left).
-
-    Raises:
-        FileNotFoundError: it is not one; the message names ``field`` and says what is missing.
-    """
-    saved = resolve_saved(path)
-    problem = saved_model_problem(saved)
-    if problem is not None:
-        raise FileNotFoundError(f"{field} {str(path)!r} is not a saved model: {problem}")
-    return saved
-
-
-def saved_model_path(model_dir: Path, checkpoint: str = "best") -> Path:
-    """The saved model ``checkpoint`` names below ``model_dir`` (``best``, ``25000``, ``finetune/60000``).
-
-    Raises:
-        ValueError: the name is empty, absolute, or leads out of ``model_dir`` (``..`` or a link).
-        FileNotFoundError: it is not a complete saved model (what is missing is said).
-    """
-    rel = Path(checkpoint)
-    if not checkpoint or rel.is_absolute() or ".." in rel.parts:
-        raise ValueError(f"--checkpoint {checkpoint!r}: name a saved model below {model_dir} (best, 25000)")
-    path = model_dir / rel
-    if not path.resolve().is_relative_to(model_dir.resolve()):
-        raise ValueError(f"--checkpoint {checkpoint!r}: {path} leads out of {model_dir} through a link")
-    return _saved_model(path, "--checkpoint" if checkpoint != "best" else "the best model")
-
-
-def load_agent(experiment: AnyExperiment, saved: Path, eval_env: Any) -> Any:
-    """The experiment's agent, sized by ``eval_env``, with the saved model ``saved`` loaded, in eval mode."""
-    seed = experiment.trainer.seed
-    agent = experiment.agent.build(eval_env.spaces, seed)
-    agent.load_params(saved)
-    agent.eval()
-    return agent
-
-
-def evaluate(
-    experiment: AnyExperiment,
-    model_dir: Path,
-    checkpoint: str = "best",
-    episodes: int | None = None,
-    quiet: bool = False,
-) -> float:
-    """The greedy mean return of the saved model ``checkpoint`` over the evaluator's episodes (or
-    ``episodes``), in the evaluation env seeded as in training.
-
-    Raises:
-        ValueError: ``episodes`` < 1, or a bad checkpoint name.
-        FileNotFoundError: the saved model is missing or incomplete.
-    """
-    if episodes is not None and episodes < 1:
-        raise ValueError(f"--episodes must be >= 1, got {episodes}")
-    configure_torch(experiment.torch_threads)
-    saved = saved_model_path(model_dir, checkpoint)
-    evaluator_config = experiment.evaluator
-    if episodes is not None:
-        evaluator_config = attrs.evolve(evaluator_config, n_episodes=episodes)
-    with closing(experiment.eval_env().build(experiment.trainer.seed + 1)) as eval_env:
-        agent = load_agent(experiment, saved, eval_env)
-        score, _ = evaluator_config.build(eval_env).evaluate(agent)
-    if not quiet:
-        print(f"eval of {saved}: mean return {score:.1f} over {evaluator_config.n_episodes} episodes")
-    return score

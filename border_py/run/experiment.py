@@ -188,6 +188,18 @@ AnyExperiment = Experiment[Any, Any, Any, Any] | OfflineExperiment[Any, Any]
 """Either kind of experiment, as the run layer takes them from YAML."""
 
 
+def eval_seed(experiment: AnyExperiment) -> int:
+    """The evaluation env's seed: ``trainer.seed + 1``, apart from the training env's (and from an
+    asynchronous actor's, ``trainer.seed + 1000 * (i + 1)``)."""
+    return experiment.trainer.seed + 1
+
+
+def build_eval_env(experiment: AnyExperiment) -> Any:
+    """The experiment's evaluation env, built with `eval_seed`: in training, evaluation, videos and
+    export alike."""
+    return experiment.eval_env().build(eval_seed(experiment))
+
+
 def with_trainer(experiment: AnyExperiment, **changes: Any) -> AnyExperiment:
     """``experiment`` with its ``trainer`` fields changed.
 

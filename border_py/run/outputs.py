@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from border_py.run.commands import load_agent, saved_model_path
-from border_py.run.experiment import AnyExperiment
+from border_py.run.experiment import AnyExperiment, build_eval_env, eval_seed
+from border_py.run.saved import load_agent, saved_model_path
 
 
 def video_env_config(experiment: AnyExperiment) -> Any:
@@ -54,7 +54,7 @@ def record_video(
     # MuJoCo renders through EGL without a display (no X server here, nor in CI).
     if "DISPLAY" not in os.environ:
         os.environ.setdefault("MUJOCO_GL", "egl")
-    with closing(env_config.build(experiment.trainer.seed + 1)) as env:
+    with closing(env_config.build(eval_seed(experiment))) as env:
         agent = load_agent(experiment, saved, env)
         frames, score = record_episodes(env, agent, episodes)
         save_video(frames, out, video_fps(env))
@@ -75,7 +75,7 @@ def export_policy(
     from border_py.export import export_numpy
 
     saved = saved_model_path(model_dir, checkpoint)
-    with closing(experiment.eval_env().build(experiment.trainer.seed + 1)) as env:
+    with closing(build_eval_env(experiment)) as env:
         agent = load_agent(experiment, saved, env)
     written = [export_numpy(agent, out)]
     print(f"wrote {written[0]}: numpy policy (border_py.export.NumpyPolicy.load)")

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, load_meta, resolve_saved
+from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, resolve_saved
 from border_py.config import ConfigError
 from border_py.model_dir import ModelDir
 from border_py.run.codec import Trust, dump_experiment, experiment_from_dict, parse_yaml
@@ -159,7 +159,8 @@ class RunDir(ModelDir):
     def purge_step(self, resume_from: Path | None) -> int | None:
         """The first opt step whose records an interrupted run wrote after its checkpoint (hidden when
         resuming, so curves continue from the checkpoint); ``None`` for a new run."""
-        return None if resume_from is None else int(load_meta(resume_from)["opt_steps"]) + 1
+        # A checkpoint is named by its opt steps (checked against its books when it was loaded).
+        return None if resume_from is None else int(resume_from.name) + 1
 
     def mlflow_run_id(self) -> str | None:
         """The MLflow run this directory records to; ``None`` before the first MLflow run."""

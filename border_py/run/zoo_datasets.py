@@ -39,8 +39,9 @@ from border_py.envs import Act, GymEnvConfig, Obs
 from border_py.evaluator import DefaultEvaluatorConfig
 from border_py.replay_buffer.dataset import load_columns
 from border_py.run import zoo
-from border_py.run.commands import TrainOptions, load_agent, train
+from border_py.run.commands import TrainOptions, train
 from border_py.run.experiment import AnyExperiment, with_trainer
+from border_py.run.saved import load_agent
 from border_py.trainer.config import TrainerConfig
 
 

@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, runtime_checkable
 
+import attrs
 import tqdm
 
 from border_py.base.agent import Agent
@@ -31,7 +32,7 @@ from border_py.base.evaluator import Evaluator
 from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.typevars import A, B, O
-from border_py.checkpoint import checkpoint_problem, load_meta
+from border_py.checkpoint import checkpoint_meta
 from border_py.model_dir import ModelDir
 from border_py.seeding import global_rng_states, set_global_rng_states
 from border_py.trainer.bookkeeper import Bookkeeper
@@ -54,10 +55,6 @@ class Regime(Protocol):
 
     def setup(self) -> dict[str, Any]:
         """The configs that ``meta.yaml`` records (``trainer`` and the regime's components)."""
-        ...
-
-    def same_on_resume(self) -> tuple[str, ...]:
-        """The dotted setup keys a resumed run must share with its checkpoint (``env``, ``trainer.seed``)."""
         ...
 
     def advance(self, books: Bookkeeper[Any, Any]) -> int:
@@ -165,41 +162,91 @@ def check_agent_fits(
         )
 
 
+@attrs.frozen
+class ResumePoint:
+    """A checkpoint a run resumes from, checked against the run's setup and loaded into its agent once
+    (`resume_point`); the rest of it (counters, RNG states, the buffer) loads when the run starts."""
+
+    path: Path
+    state: dict[str, Any]
+    """The checkpoint's trainer state, as `check_checkpoint` read it."""
+
+
+def resume_point(
+    path: Path | str, regime: str, setup: dict[str, Any], same: tuple[str, ...], agent: Agent[Any, Any, Any]
+) -> ResumePoint:
+    """Checks the checkpoint ``path`` (see `check_checkpoint`) and loads its agent files into ``agent``,
+    each file read once, before anything is written: another agent's checkpoint, or one of other sizes, is
+    refused here.
+
+    Raises:
+        FileNotFoundError, ValueError: as `check_checkpoint`, and ``agent.load_params``'s refusals.
+    """
+    state = check_checkpoint(Path(path), regime, setup, same)
+    agent.load_params(Path(path))
+    return ResumePoint(Path(path), state)
+
+
+@attrs.frozen(kw_only=True)
+class RunSettings(Generic[O, A, B]):
+    """What a trainer's ``prepare`` hands the loop: one record per run, read one way."""
+
+    config: TrainerConfig
+    agent: Agent[O, A, B]
+    buffer: ReplayBuffer[B]
+    evaluator: Evaluator[O, A] | None
+    observers: Sequence[EvaluationObserver]
+    resume: ResumePoint | None
+    """The checkpoint the run continues (its agent already loaded), or ``None``: from scratch."""
+    held: ModelDir | None
+    """``model_dir`` as the caller holds it already (the run layer's `RunDir`: locked, checked for
+    another run); ``None``: the run takes the lock itself."""
+
+
 @contextmanager
-def training_session(config: TrainerConfig, resume_from: Path | str | None) -> Iterator[None]:
-    """Holds ``model_dir`` for the run (`hold`: writable, locked,
-    recovered) and refuses a model directory holding another run's saves unless this one resumes. Nothing
-    to do without a ``model_dir``.
+def training_session(settings: RunSettings[Any, Any, Any]) -> Iterator[None]:
+    """Holds ``model_dir`` for the run (`hold`: writable, locked, recovered) and refuses a model directory
+    holding another run's saves unless this one resumes, unless the caller holds it already. Nothing to do
+    without a ``model_dir``.
 
     Raises:
         ValueError: ``save_interval`` is set without a ``model_dir`` (a config may leave the directory to
             the run that uses it; a run that saves needs one).
     """
+    config = settings.config
     if config.model_dir is None:
         if config.save_interval is not None:
             raise ValueError("save_interval is set but model_dir is None: there is nowhere to save")
         yield
         return
+    if settings.held is not None:
+        yield
+        return
     with ModelDir(config.model_dir).hold() as model_dir:
-        if resume_from is None:
+        if settings.resume is None:
             model_dir.refuse_saved_run()
         yield
 
 
+def run_session(
+    settings: RunSettings[O, A, B], regime: Regime, recorder: Recorder, progress: bool, on_start: OnStart
+) -> TrainResult:
+    """`run_training` inside the model directory's `training_session`: what every trainer's prepared
+    run does."""
+    with training_session(settings):
+        return run_training(settings, regime, recorder, progress, on_start)
+
+
 def run_training(
-    config: TrainerConfig,
+    settings: RunSettings[O, A, B],
     regime: Regime,
-    agent: Agent[O, A, B],
-    buffer: ReplayBuffer[B],
     recorder: Recorder,
-    evaluator: Evaluator[O, A] | None,
     progress: bool,
-    resume_from: Path | str | None,
-    observers: Sequence[EvaluationObserver] = (),
     on_start: OnStart = None,
 ) -> TrainResult:
     """Runs the loop of the module docstring until the books say stop; see ``Trainer.train``. ``on_start``
     is called once everything is loaded (a resumed run's checkpoint included), before the first step."""
+    config, agent, buffer = settings.config, settings.agent, settings.buffer
 
     def write_state(path: Path) -> list[Path]:
         state = {
@@ -211,8 +258,10 @@ def run_training(
         return [write_trainer_state(path, state), *regime.save_files(path)]
 
     meta = {"config": regime.setup()}
-    books = Bookkeeper(config, agent, recorder, evaluator, meta, regime.take_record, write_state, observers)
-    rng = None if resume_from is None else _restore(Path(resume_from), regime, agent, books)
+    books = Bookkeeper(
+        config, agent, recorder, settings.evaluator, meta, regime.take_record, write_state, settings.observers
+    )
+    rng = None if settings.resume is None else _restore(settings.resume, regime, books)
     if on_start is not None:
         on_start()
     agent.train()
@@ -314,11 +363,9 @@ def check_checkpoint(path: Path, regime: str, setup: dict[str, Any], same: tuple
         ValueError: a file is corrupt, of an older border_py or of another regime, or the setups differ (the
             message names the first differing field).
     """
-    problem = checkpoint_problem(path)
-    if problem is not None:
-        raise FileNotFoundError(f"{path} is not a complete training checkpoint: {problem}")
-    check_same_setup(path, load_meta(path).get("config"), setup, same)
-    return read_trainer_state(path, regime)
+    meta = checkpoint_meta(path)
+    check_same_setup(path, meta.get("config"), setup, same)
+    return read_trainer_state(path, regime, meta)
 
 
 def _progress_bar(config: TrainerConfig, books: Bookkeeper[Any, Any], show: bool) -> tqdm.tqdm[Any]:
@@ -333,10 +380,9 @@ def _progress_bar(config: TrainerConfig, books: Bookkeeper[Any, Any], show: bool
     )
 
 
-def _restore(path: Path, regime: Regime, agent: Agent[Any, Any, Any], books: Bookkeeper[Any, Any]) -> Any:
-    """Loads the checkpoint ``path`` into the run; returns the global RNG states to set last."""
-    state = check_checkpoint(path, regime.name, regime.setup(), regime.same_on_resume())
-    agent.load_params(path)
-    books.load_state_dict(state["books"])
-    regime.restore(path, state["source"], books)
-    return state["rng"]
+def _restore(resume: ResumePoint, regime: Regime, books: Bookkeeper[Any, Any]) -> Any:
+    """Loads the rest of the checkpoint (its agent loaded when the run was prepared) into the run; returns
+    the global RNG states to set last."""
+    books.load_state_dict(resume.state["books"])
+    regime.restore(resume.path, resume.state["source"], books)
+    return resume.state["rng"]

@@ -8,6 +8,7 @@ periodic checkpoints, ``max_opts``, ``stop_score``, interrupts and exact resume 
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -18,16 +19,17 @@ from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import DatasetBuffer
 from border_py.base.typevars import A, B, O
 from border_py.config import to_dict
+from border_py.model_dir import ModelDir
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     HasBatchSize,
-    OnStart,
     PreparedRun,
+    RunSettings,
     check_agent_fits,
     check_checkpoint,
-    run_training,
-    training_session,
+    resume_point,
+    run_session,
 )
 from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import describe_config
@@ -95,6 +97,7 @@ class OfflineTrainer(Generic[D]):
         *,
         resume_from: Path | str | None = None,
         dataset: DatasetBuffer[B] | None = None,
+        held: ModelDir | None = None,
     ) -> PreparedRun:
         """Builds the dataset (unless the caller built it with ``dataset_config`` and ``config.seed``
         already, to size the agent from it) and runs every check of the run, writing nothing (see
@@ -102,8 +105,9 @@ class OfflineTrainer(Generic[D]):
         """
         config = self.config
         check_agent_fits(config, agent, self.dataset_config, evaluator)
+        resume = None
         if resume_from is not None:
-            self.check_resume(resume_from)
+            resume = resume_point(resume_from, OfflineRegime.name, self.setup(), _SAME_ON_RESUME, agent)
         if dataset is None:
             dataset = self.dataset_config.build(config.seed)
         if isinstance(agent, HasBatchSize) and agent.batch_size > len(dataset):
@@ -111,24 +115,10 @@ class OfflineTrainer(Generic[D]):
                 f"agent.batch_size ({agent.batch_size}) is larger than the dataset ({len(dataset)} "
                 "items): the agent would never take an opt step"
             )
-        regime = OfflineRegime(self, dataset)
-
-        def start(recorder: Recorder, progress: bool, on_start: OnStart) -> TrainResult:
-            with training_session(config, resume_from):
-                return run_training(
-                    config,
-                    regime,
-                    agent,
-                    dataset,
-                    recorder,
-                    evaluator,
-                    progress,
-                    resume_from,
-                    self.observers,
-                    on_start,
-                )
-
-        return PreparedRun(start, lambda: None)
+        regime = OfflineRegime(self.setup(len(dataset)), dataset)
+        settings = RunSettings(config=config, agent=agent, buffer=dataset, evaluator=evaluator,
+                               observers=tuple(self.observers), resume=resume, held=held)  # fmt: skip
+        return PreparedRun(functools.partial(run_session, settings, regime), lambda: None)
 
     def train(
         self: OfflineTrainer[DatasetBuffer[B]],
@@ -175,17 +165,13 @@ class OfflineRegime(Generic[B]):
 
     name = "offline"
 
-    def __init__(self, trainer: OfflineTrainer[DatasetBuffer[B]], dataset: DatasetBuffer[B]) -> None:
-        self.trainer = trainer
+    def __init__(self, setup: dict[str, Any], dataset: DatasetBuffer[B]) -> None:
+        self._setup = setup
         self.dataset = dataset
 
     def setup(self) -> dict[str, Any]:
         """The trainer's `OfflineTrainer.setup`, with the dataset's size."""
-        return self.trainer.setup(len(self.dataset))
-
-    def same_on_resume(self) -> tuple[str, ...]:
-        """A resumed run trains on the same dataset, of the same size, with the same sampling seed."""
-        return (*_SAME_ON_RESUME, "dataset_size")
+        return self._setup
 
     def advance(self, books: Bookkeeper[Any, Any]) -> int:
         """Nothing comes in; one opt step is due."""

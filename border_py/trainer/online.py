@@ -21,6 +21,7 @@ The loop (online):
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Generic, TypeAlias, TypeVar
 
@@ -34,16 +35,17 @@ from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, B, I, O
 from border_py.config import to_dict
+from border_py.model_dir import ModelDir
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
-    OnStart,
     PreparedRun,
+    RunSettings,
     check_agent_fits,
     check_checkpoint,
     check_rollout_fits,
-    run_training,
-    training_session,
+    resume_point,
+    run_session,
 )
 from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.sampler import SyncSampler
@@ -105,46 +107,35 @@ class Trainer(Generic[E, P, R]):
         evaluator: Evaluator[O, A] | None = None,
         *,
         resume_from: Path | str | None = None,
+        held: ModelDir | None = None,
     ) -> PreparedRun:
         """Builds the env (once) and the buffer and runs every check of the run, writing nothing: an
         evaluator for ``eval_interval``, the agent's batch against the buffer, a rollout buffer's shape
-        against the env, and the resume point against this setup. `PreparedRun.run` then trains
-        (taking ``model_dir``'s lock first).
+        against the env, and the resume point against this setup (its agent files loaded into ``agent``,
+        once). `PreparedRun.run` then trains, taking ``model_dir``'s lock first unless ``held`` is the
+        directory as the caller holds it already.
 
         Raises:
             ValueError, FileNotFoundError: a check failed (see `train`); nothing was written.
         """
         config = self.config
         check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
+        resume = None
         if resume_from is not None:
-            self.check_resume(resume_from)
+            resume = resume_point(resume_from, OnlineRegime.name, self.setup(), _SAME_ON_RESUME, agent)
         env = self.env_config.build(config.seed)
         try:
             check_rollout_fits(
                 config, self.replay_buffer_config, env.num_envs if isinstance(env, VecEnv) else 1
             )
             buffer = self.replay_buffer_config.build(config.seed)
-            regime = OnlineRegime(self, env, buffer, agent)
+            regime = OnlineRegime(config, self.setup(), env, self.step_proc_config, buffer, agent)
         except BaseException:
             env.close()
             raise
-
-        def start(recorder: Recorder, progress: bool, on_start: OnStart) -> TrainResult:
-            with training_session(config, resume_from):
-                return run_training(
-                    config,
-                    regime,
-                    agent,
-                    buffer,
-                    recorder,
-                    evaluator,
-                    progress,
-                    resume_from,
-                    self.observers,
-                    on_start,
-                )
-
-        return PreparedRun(start, env.close)
+        settings = RunSettings(config=config, agent=agent, buffer=buffer, evaluator=evaluator,
+                               observers=tuple(self.observers), resume=resume, held=held)  # fmt: skip
+        return PreparedRun(functools.partial(run_session, settings, regime), env.close)
 
     def train(
         self: Trainer[AnyEnv[O, A], StepProcessor[O, A, I], TrainingBuffer[I, B]],
@@ -227,30 +218,27 @@ class OnlineRegime(Generic[O, A, I, B]):
 
     def __init__(
         self,
-        trainer: TrainerOf[O, A, I, B],
+        config: TrainerConfig,
+        setup: dict[str, Any],
         env: AnyEnv[O, A],
+        step_proc_config: Builder[StepProcessor[O, A, I]],
         buffer: TrainingBuffer[I, B],
         policy: Policy[O, A],
     ) -> None:
-        self.config = trainer.config
-        self.trainer = trainer
+        self.config = config
+        self._setup = setup
         self.buffer = buffer
         self.policy = policy
         self.sampler = SyncSampler(
             env,
-            [trainer.step_proc_config.build() for _ in range(env.num_envs)]
+            [step_proc_config.build() for _ in range(env.num_envs)]
             if isinstance(env, VecEnv)
-            else trainer.step_proc_config.build(),
+            else step_proc_config.build(),
         )
 
     def setup(self) -> dict[str, Any]:
         """The trainer's `Trainer.setup`."""
-        return self.trainer.setup()
-
-    def same_on_resume(self) -> tuple[str, ...]:
-        """What a resumed run must share with the checkpoint (max_opts, intervals and model_dir may
-        change)."""
-        return _SAME_ON_RESUME
+        return self._setup
 
     def advance(self, books: Bookkeeper[Any, Any]) -> int:
         """One sampler step; the opt steps it makes due."""

@@ -131,9 +131,12 @@ def write_trainer_state(path: Path, state: Mapping[str, Any]) -> Path:
     return file
 
 
-def read_trainer_state(path: Path, regime: str | None = None) -> dict[str, Any]:
+def read_trainer_state(
+    path: Path, regime: str | None = None, meta: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Reads ``path/trainer_state.json`` written by a run of ``regime`` (``online``, ``offline``, ...;
-    ``None``: any regime, to read its counters).
+    ``None``: any regime, to read its counters); its counters are checked against ``meta`` (the
+    checkpoint's ``meta.yaml`` as the caller read it; ``None``: read here).
 
     Raises:
         FileNotFoundError: the file is missing.
@@ -157,7 +160,7 @@ def read_trainer_state(path: Path, regime: str | None = None) -> dict[str, Any]:
         )
     if regime is not None and state["regime"] != regime:
         raise CheckpointError(f"{file} is a checkpoint of {state['regime']!r} training, not of {regime!r}")
-    check_books(state["books"], path, file)
+    check_books(state["books"], path, file, meta)
     return state
 
 
@@ -171,7 +174,7 @@ def _count(books: Mapping[str, Any], key: str, file: Path) -> int:
     return value
 
 
-def check_books(books: Any, path: Path, file: Path) -> None:
+def check_books(books: Any, path: Path, file: Path, meta: Mapping[str, Any] | None = None) -> None:
     """Checks the counters and scores of a checkpoint's trainer state, each field named: counters are
     whole numbers in range, scores finite (``best_score`` is ``-inf`` before any evaluation and the best
     evaluation's score after), evaluations never ahead of the counters, and the counters equal to those
@@ -209,16 +212,19 @@ def check_books(books: Any, path: Path, file: Path) -> None:
         raise CheckpointError(
             f"{file}: books.best_score is {best!r}, but the best evaluation scored {expected!r}"
         )
-    _check_against_meta(path, opt_steps, env_steps, file)
+    _check_against_meta(path, opt_steps, env_steps, file, meta)
 
 
-def _check_against_meta(path: Path, opt_steps: int, env_steps: int, file: Path) -> None:
+def _check_against_meta(
+    path: Path, opt_steps: int, env_steps: int, file: Path, meta: Mapping[str, Any] | None
+) -> None:
     if path.name.isdigit() and int(path.name) != opt_steps:
         raise CheckpointError(f"{file}: books.opt_steps is {opt_steps}, but the checkpoint is {path.name}/")
     meta_file = path / META_FILE
-    if not meta_file.is_file():
-        return  # an incomplete checkpoint is refused for that, by the caller
-    meta = load_meta(path)
+    if meta is None:
+        if not meta_file.is_file():
+            return  # an incomplete checkpoint is refused for that, by the caller
+        meta = load_meta(path)
     saved = (meta["opt_steps"], meta["env_steps"])
     if saved != (opt_steps, env_steps):
         raise CheckpointError(

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -201,3 +203,45 @@ def test_the_dataset_builder_reuses_a_behaviour_run_only_when_it_ended(tmp_path:
     assert _final_checkpoint(tmp_path, by_steps) is None
     done = save(2_000, None)
     assert _final_checkpoint(tmp_path, by_steps) == done
+
+
+def test_a_resume_reads_each_checkpoint_file_once_and_takes_the_lock_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run layer holds the directory and prepares the run (checkpoint checked, agent loaded); the
+    trainer then continues from what was prepared, reading nothing again and locking nothing again."""
+    import builtins
+    import io
+    from collections import Counter
+    from contextlib import contextmanager
+
+    from border_py.lock import model_dir_lock
+
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    checkpoint = (run / "40").resolve()
+    opened: Counter[str] = Counter()
+    real_open = builtins.open
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(file, (str, Path)) and Path(file).resolve().parent == checkpoint:
+            opened[Path(file).name] += 1
+        return real_open(file, *args, **kwargs)
+
+    locks: list[Path] = []
+
+    @contextmanager
+    def counting_lock(path: Path) -> Iterator[None]:
+        locks.append(path)
+        with model_dir_lock(path):
+            yield
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr("border_py.model_dir.model_dir_lock", counting_lock)
+    assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_opts=60") == 0
+    monkeypatch.undo()
+    # meta.yaml twice: once by the scan that picks the newest complete checkpoint, once when it is loaded.
+    assert opened == {p.name: 2 if p.name == "meta.yaml" else 1 for p in checkpoint.iterdir()}
+    assert len(locks) == 1
+    assert load_meta(run / "60")["opt_steps"] == 60

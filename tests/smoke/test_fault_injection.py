@@ -33,6 +33,7 @@ import border_py.checkpoint as checkpoint
 from border_py import (BufferedRecorder, DefaultEvaluatorConfig, GymEnvConfig, NStepStepProcessorConfig,
                        SimpleReplayBufferConfig, Trainer, TrainerConfig, configure_torch, seed_everything)
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
+from border_py.base import Spaces
 
 model_dir, kill_at, max_opts = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 events = 0
@@ -71,7 +72,8 @@ config = TrainerConfig(max_opts=max_opts, warmup_period=50, eval_interval=5, sav
 trainer = Trainer(config, GymEnvConfig(name="CartPole-v1"), NStepStepProcessorConfig(n_steps=2),
                   SimpleReplayBufferConfig(capacity=300))
 agent = Dqn(DqnConfig(hidden=(16,), batch_size=16, target_update_interval=10,
-                      explorer=EpsilonGreedyConfig(final_step=200)), 4, 2, seed=3)
+                      explorer=EpsilonGreedyConfig(final_step=200)),
+            Spaces(obs_shape=(4,), n_actions=2), seed=3)
 eval_env = GymEnvConfig(name="CartPole-v1").build(seed=4)
 resume_from = checkpoint.latest_checkpoint(model_dir)
 if resume_from is None:

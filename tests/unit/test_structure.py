@@ -114,7 +114,7 @@ def test_the_import_graph_has_no_cycle() -> None:
 
 
 RUN_LAYER = {"cli", "codec", "commands", "experiment", "outputs", "pairing", "program", "recording", "rundir",
-             "tune", "zoo", "zoo_datasets"}  # fmt: skip
+             "saved", "tune", "zoo", "zoo_datasets"}  # fmt: skip
 """What ``border_py.run`` holds: the CLI's verbs and what an experiment needs, nothing a maintainer's
 campaign alone uses (those live in ``campaigns/``)."""
 
