@@ -7,6 +7,8 @@ the site does not show) that say how a test runs them.
 - ``<!-- test-append VERB: ARGS -->``: append ARGS to every ``border-py VERB`` command (VERB ``python``: every
   ``python`` command) of the next block: long budgets shortened through ``--set``.
 - ``<!-- test-skip: REASON -->``: the next block does not run; REASON is required.
+- ``<!-- test-mypy-error: TEXT -->``: the next block shows a mistake ``mypy --strict`` catches: it is
+  checked on its own and must be refused with one error containing TEXT (and it never runs).
 
 Python blocks run in one namespace per page; shell blocks (``sh``) run command by command in bash, in the
 same folder. A block of another language runs nowhere. An unclosed fence, a shell block in another
@@ -23,7 +25,7 @@ import attrs
 
 ROOT = Path(__file__).resolve().parents[2]
 _FENCE = re.compile(r"^(\s*)```(.*)$")
-_DIRECTIVE = re.compile(r"^<!-- test-(files|save|append|skip)( [\w]+)?: (.*?) -->$")
+_DIRECTIVE = re.compile(r"^<!-- test-(files|save|append|skip|mypy-error)( [\w]+)?: (.*?) -->$")
 _SNIPPET = re.compile(r'^--8<-- "([^"]+)"$')
 
 
@@ -38,6 +40,7 @@ class Block:
     save: str | None = None
     append: tuple[tuple[str, str], ...] = ()
     skip: str | None = None
+    mypy_error: str | None = None
 
 
 def read_page(page: Path) -> list[Block]:
@@ -48,7 +51,13 @@ def read_page(page: Path) -> list[Block]:
             directive before no block.
     """
     blocks: list[Block] = []
-    pending: dict[str, list[tuple[str, str]]] = {"files": [], "save": [], "append": [], "skip": []}
+    pending: dict[str, list[tuple[str, str]]] = {
+        "files": [],
+        "save": [],
+        "append": [],
+        "skip": [],
+        "mypy-error": [],
+    }
     lines = page.read_text().splitlines()
     i = 0
     while i < len(lines):
@@ -81,7 +90,8 @@ def _block(lang: str, text: str, line: int, pending: dict[str, list[tuple[str, s
     files = tuple(_arrow(value) for _, value in pending["files"])
     save = pending["save"][-1][1] if pending["save"] else None
     skip = pending["skip"][-1][1] if pending["skip"] else None
-    return Block(lang, text, line, files, save, tuple(pending["append"]), skip)
+    error = pending["mypy-error"][-1][1] if pending["mypy-error"] else None
+    return Block(lang, text, line, files, save, tuple(pending["append"]), skip, error)
 
 
 def _arrow(value: str) -> tuple[str, str]:
