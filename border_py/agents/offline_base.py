@@ -1,6 +1,6 @@
-"""``OfflineAgent``: what BC, AWAC and IQL share. Observations normalised with a dataset's statistics (saved
-with the agent), continuous actions as unit actions in the env's bounds, acting, the opt step around an
-update, and the checkpoint files.
+"""``OfflineAgent``: what the offline agents (BC, AWAC, IQL, CQL, TD3+BC) share. Observations normalised
+with a dataset's statistics (saved with the agent), continuous actions as unit actions in the env's bounds,
+acting, the opt step around an update, and the checkpoint files.
 
 A subclass makes its networks and optimisers, acts on normalised observations (``_act``) and learns from a
 batch whose observations are already normalised (``_update``).

@@ -242,7 +242,7 @@ def descend(
     max_grad_norm: float | None = None,
 ) -> None:
     """`gradient_step` for an agent that records no gradient norm: the norm is computed only to clip
-    (it costs about 3-6 % of a 256x256 critic update).
+    (``benchmarks/RESULTS.md`` has what the norm costs).
 
     Examples:
         >>> w = torch.ones(1, requires_grad=True)

@@ -190,8 +190,8 @@ class AsyncRegime(Generic[O, A, I, B]):
     def _wait_for_stuck(self) -> list[Any]:
         """Waits (up to half a second) on requests that take ten times longer than usual (and at least two
         seconds). Ray resubmits a dead actor's request to its restarted process only while the driver
-        waits: a learner that never stops training would starve it (measured here: a request stuck for the
-        rest of a run, done 4 s after the driver blocked)."""
+        waits: a learner that never stops training would starve it (seen here: a request stuck for the
+        rest of a run until the driver blocked)."""
         import ray
 
         now = time.perf_counter()

@@ -2,8 +2,8 @@
 protocol, with DeepMind's preprocessing, observations uint8 end to end.
 
 It runs ale-py's own vector env (``ale_py.vector_env.AtariVectorEnv``, one sub-env) rather than
-Gymnasium's ``AtariPreprocessing`` and ``FrameStackObservation`` wrappers: measured here with random
-actions on Pong, 2,050 env steps per second against 1,630 (``benchmarks/RESULTS.md``). ale-py comes with
+Gymnasium's ``AtariPreprocessing`` and ``FrameStackObservation`` wrappers, which step slower
+(``benchmarks/RESULTS.md``). ale-py comes with
 the ``atari`` extra (``pip install border_py[atari]``), and ships the game ROMs.
 """
 
@@ -262,10 +262,9 @@ class AtariVecEnvConfig:
 class AtariVecEnv:
     """``num_envs`` Atari games behind the `VecEnv` protocol, stepped by ale-py on
     one thread: one call steps every game, and a policy acts for all of them with one forward pass, which
-    costs less per observation than one at a time (about 0.41 against 0.68 ms for the Nature CNN at 4,
-    measured on one CPU thread). Each step's ``info`` says its sub-env (``env_id``), so a
-    `FrameStackStepProcessor` puts its items in a lane of the frame
-    buffer of its own (``FrameReplayBufferConfig.streams = num_envs``).
+    costs less per observation than one at a time (``benchmarks/RESULTS.md``, Atari). Each step's
+    ``info`` says its sub-env (``env_id``), so a `FrameStackStepProcessor` puts its items in a lane of the
+    frame buffer of its own (``FrameReplayBufferConfig.streams = num_envs``).
 
     Args:
         config: the game and how many.

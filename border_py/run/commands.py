@@ -13,12 +13,15 @@ Examples:
     ... step_processor: {gamma: 0.99}
     ... replay_buffer: {capacity: 1000}
     ... agent: {type: dqn, batch_size: 16}
-    ... trainer: {max_opts: 20, warmup_period: 50, eval_interval: 20}
+    ... trainer: {max_opts: 20, warmup_period: 50, eval_interval: 20, save_interval: 20}
     ... evaluator: {n_episodes: 1}''')
+    >>> quiet = TrainOptions(progress=False, quiet=True)
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     result = train(with_trainer(experiment, model_dir=d), TrainOptions(progress=False, quiet=True))
-    >>> result.opt_steps, result.stop_reason
-    (20, 'max_opts')
+    ...     first = train(with_trainer(experiment, model_dir=d), quiet)
+    ...     longer = with_trainer(experiment, model_dir=d, max_opts=40)
+    ...     resumed = train(longer, attrs.evolve(quiet, resume=True))
+    >>> first.opt_steps, resumed.opt_steps, len(resumed.evaluations)
+    (20, 40, 2)
 """
 
 from __future__ import annotations

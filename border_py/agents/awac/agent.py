@@ -24,8 +24,8 @@ class Awac(GaussianActorCritic):
     the actor maximises ``exp(A / lam) * log pi(a|s)`` (clipped at ``max_weight``) with
     ``A = min_i Q_i(s, a) - min_i Q_i(s, a_pi)``, ``a_pi ~ pi(s)``; then the targets move by Polyak
     averaging. ``A`` comes from the critics before this update's step, as in the AWAC authors' code
-    (rlkit), so ``Q_i(s, a)`` is the forward pass the critic loss made, not another one (a sixth of the
-    update's arithmetic at d3rlpy's batch of 1024).
+    (rlkit), so ``Q_i(s, a)`` is the forward pass the critic loss made, not another one (what that saves:
+    ``benchmarks/RESULTS.md``).
 
     Args:
         config: hyperparameters.
