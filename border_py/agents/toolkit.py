@@ -40,6 +40,26 @@ from border_py.agents.checkpoint_files import load_state_arrays as load_state_ar
 from border_py.agents.checkpoint_files import save_modules as save_modules
 from border_py.agents.checkpoint_files import state_arrays as state_arrays
 
+__all__ = [
+    "CriticEnsemble",
+    "TrainEvalMode",
+    "adam",
+    "clip_grad_norm",
+    "descend",
+    "device_name",
+    "frozen",
+    "gradient_step",
+    "load_modules",
+    "load_optimizer",
+    "load_state_arrays",
+    "mlp",
+    "save_modules",
+    "state_arrays",
+    "torch_device",
+    "update_target",
+    "zero_grad",
+]
+
 
 class TrainEvalMode:
     """``train()``, ``eval()`` and ``is_train()`` of the `Agent` protocol.

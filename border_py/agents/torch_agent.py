@@ -34,6 +34,8 @@ from torch import nn
 from border_py.agents.checkpoint_files import load_modules, load_optimizer, save_modules
 from border_py.agents.toolkit import TrainEvalMode
 
+__all__ = ["TorchAgent"]
+
 
 class TorchAgent(TrainEvalMode, ABC):
     """Saving, loading and acting, written once for every torch agent (see the module doc).
