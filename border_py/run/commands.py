@@ -287,10 +287,15 @@ def _say_resume(
     options: TrainOptions, run_dir: RunDir, resume_from: Path | None, skipped: list[tuple[Path, str]]
 ) -> None:
     """Says where a resume starts: the checkpoints it passes over and why, then the one it takes (or that
-    there is none, so the run starts from scratch)."""
+    there is none, so the run starts from scratch, which is refused where it would replace a saved model).
+
+    Raises:
+        FileExistsError: no complete checkpoint, but ``best/`` or a numbered checkpoint is here.
+    """
     for path, problem in skipped:
         _say(options, f"skipping {path}: {problem}")
     if resume_from is None:
+        run_dir.refuse_losing_saves()
         _say(options, f"no complete checkpoint in {run_dir.path}: training from scratch")
     else:
         _say(options, f"resuming from {resume_from}")

@@ -98,6 +98,23 @@ class RunDir(ModelDir):
             "there with --overwrite (removes it), or train into another --model-dir"
         )
 
+    def refuse_losing_saves(self) -> None:
+        """A resume that finds no complete checkpoint trains from scratch only where that loses nothing: a
+        run killed before it saved anything (its ``config.yaml`` and curves only).
+
+        Raises:
+            FileExistsError: the directory holds ``best/`` or numbered checkpoints (complete or not), which
+                a run from scratch would replace; the message names them and what to do.
+        """
+        saved = self.saved_runs()
+        if saved:
+            raise FileExistsError(
+                f"model_dir {str(self.path)!r} holds {', '.join(saved)} but no complete checkpoint to resume "
+                f"from: a resume would train from scratch and replace them. They stay: evaluate or export "
+                f"the saved model (border-py eval --model-dir {self.path}), or start over there with "
+                "border-py train ... --overwrite (removes them)"
+            )
+
     def clear(self) -> list[str]:
         """Removes the run here (``--overwrite``): saved models, event files, config, MLflow run id;
         returns what was removed. Call it only once every check of the new run has passed."""

@@ -245,3 +245,27 @@ def test_a_resume_reads_each_checkpoint_file_once_and_takes_the_lock_once(
     assert opened == {p.name: 2 if p.name == "meta.yaml" else 1 for p in checkpoint.iterdir()}
     assert len(locks) == 1
     assert load_meta(run / "60")["opt_steps"] == 60
+
+
+@pytest.mark.parametrize("left", ["best only", "a damaged checkpoint"])
+def test_a_resume_with_no_complete_checkpoint_never_removes_a_saved_model(
+    left: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Killed after its first evaluation and before its first checkpoint (``best/`` only), or with its only
+    checkpoint damaged: a resume refuses to start over, names what it would replace, and writes nothing."""
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    shutil.rmtree(run / "40")
+    if left == "best only":
+        shutil.rmtree(run / "20")
+    else:
+        (run / "20" / "meta.yaml").write_text("opt_steps: [")
+    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert _main("resume", "--model-dir", str(run)) == 2
+    err = capsys.readouterr().err
+    held = "best/" if left == "best only" else "best/, 20/"
+    assert f"holds {held} but no complete checkpoint to resume from" in err
+    assert "--overwrite" in err
+    assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+    assert _main("eval", "--model-dir", str(run)) == 0  # the saved model is still there
