@@ -9,6 +9,11 @@ stored observations and actions.
 
 Its batches are `Rollout` s, not `TransitionBatch` es: an
 off-policy agent given a rollout buffer, or an on-policy one given a replay buffer, is a type error.
+
+A run resumed in the middle of a rollout continues it. A single env replays its unfinished episode, so the
+rollout goes on as if never stopped; a vector env's sub-envs cannot be rewound and start new episodes, so
+each sub-env's last transition before the resume is marked truncated (the episode was cut there: its value
+bootstraps from its last observation, as at a time limit).
 """
 
 from __future__ import annotations
@@ -115,6 +120,8 @@ class RolloutBuffer:
         self.config = config
         self._storage: TransitionStorage | None = None
         self._len = 0
+        self._resumed_at: int | None = None
+        """The first step pushed after `load` put an unfinished rollout back; ``None`` once it is pushed."""
 
     @property
     def capacity(self) -> int:
@@ -140,8 +147,25 @@ class RolloutBuffer:
             )
         if self._storage is None:
             self._storage = TransitionStorage.for_first(item, size)
+        if self._resumed_at is not None:
+            self._cut_if_restarted(self._storage, item)
         self._storage.put(self._len, item)
         self._len += 1
+
+    def _cut_if_restarted(self, s: TransitionStorage, item: Transition) -> None:
+        """At the first step after a resume: where a sub-env started a new episode (its observation does
+        not follow on from its last stored transition, which did not end an episode), that transition is
+        marked truncated."""
+        num_envs = self.config.num_envs
+        if self._len // num_envs != self._resumed_at:
+            self._resumed_at = None
+            return
+        last = self._len - num_envs
+        ended = s.is_terminated[last] + s.is_truncated[last] > 0
+        if not ended and not np.array_equal(s.next_obs[last], np.asarray(item.obs, np.float32)):
+            s.is_truncated[last] = 1.0
+        if self._len % num_envs == num_envs - 1:
+            self._resumed_at = None
 
     def batch(self, size: int) -> Rollout:
         """Takes the whole rollout (``size`` must be its size) and empties the buffer.
@@ -220,3 +244,5 @@ class RolloutBuffer:
             )
         self._storage = None if n == 0 else TransitionStorage.from_columns(arrays, size, str(file))
         self._len = n
+        num_envs = self.config.num_envs
+        self._resumed_at = n // num_envs if 0 < n < size and n % num_envs == 0 else None

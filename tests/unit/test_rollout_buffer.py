@@ -80,6 +80,40 @@ def test_save_and_load_keep_an_unfinished_rollout(tmp_path: Path) -> None:
         RolloutBufferConfig(n_steps=4).build(0).load(tmp_path)
 
 
+def test_a_rollout_resumed_mid_way_marks_the_episodes_a_vector_env_restarted_as_truncated(
+    tmp_path: Path,
+) -> None:
+    """Interrupted after step 1 of 3: on resume sub-env 0 starts a new episode (a vector env cannot be
+    rewound), sub-env 1's replay follows on; only sub-env 0's last transition is marked cut."""
+    buffer = RolloutBufferConfig(n_steps=3, num_envs=2).build(0)
+    for t0, t1 in [(_t(0, 1), _t(10, 11)), (_t(1, 2), _t(11, 12))]:
+        buffer.push(t0)
+        buffer.push(t1)
+    buffer.save(tmp_path)
+    resumed = RolloutBufferConfig(n_steps=3, num_envs=2).build(0)
+    resumed.load(tmp_path)
+    resumed.push(_t(30, 31))  # a new episode: 30 does not follow on from 2
+    resumed.push(_t(12, 13))
+    rollout = resumed.batch(6)
+    assert rollout.is_truncated.tolist() == [[0.0, 0.0], [1.0, 0.0], [0.0, 0.0]]
+    assert rollout.reward.tolist() == [[0.0, 10.0], [1.0, 11.0], [30.0, 12.0]]
+
+
+def test_only_the_step_after_a_resume_may_start_over_and_an_ended_episode_stays_as_it_ended(
+    tmp_path: Path,
+) -> None:
+    buffer = RolloutBufferConfig(n_steps=4).build(0)
+    buffer.push(_t(0, 1))
+    buffer.push(_t(1, 2, done=True))
+    buffer.save(tmp_path)
+    resumed = RolloutBufferConfig(n_steps=4).build(0)
+    resumed.load(tmp_path)
+    resumed.push(_t(7, 8))  # after a termination a new episode starts anyway: nothing to mark
+    resumed.push(_t(9, 10))  # a break one step later is still a mistake
+    with pytest.raises(ValueError, match=r"step 3 of sub-env 0 does not follow on from step 2"):
+        resumed.batch(4)
+
+
 @pytest.mark.parametrize(
     ("trainer", "buffer", "match"),
     [
