@@ -36,15 +36,14 @@ from border_py.config import to_dict
 from border_py.distributed.config import AsyncConfig
 from border_py.distributed.regime import SAME_ON_RESUME, AsyncRegime, check_cluster_fits
 from border_py.model_dir import ModelDir
+from border_py.trainer.checks import HasRolloutShape
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
-    HasRolloutShape,
     OnStart,
     PreparedRun,
     RunSettings,
-    check_agent_fits,
     check_checkpoint,
-    resume_point,
+    checked_start,
     run_session,
 )
 from border_py.trainer.online import E, P, R
@@ -133,10 +132,8 @@ class AsyncTrainer(Generic[E, P, R]):
             ValueError, FileNotFoundError: a check failed; nothing was written.
         """
         config = self.config
-        check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
-        resume = None
-        if resume_from is not None:
-            resume = resume_point(resume_from, AsyncRegime.name, self.setup(), SAME_ON_RESUME, agent)
+        regime_setup = (AsyncRegime.name, self.setup(), SAME_ON_RESUME)
+        resume = checked_start(config, agent, self.replay_buffer_config, evaluator, resume_from, regime_setup)
         self.env_config.build(config.seed + 1000).close()
         buffer = self.replay_buffer_config.build(config.seed)
         settings = RunSettings(config=config, agent=agent, buffer=buffer, evaluator=evaluator,

@@ -13,11 +13,12 @@
 """
 
 from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.checks import opts_due
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted
 from border_py.trainer.loop import PreparedRun, Regime
 from border_py.trainer.offline import OfflineTrainer
-from border_py.trainer.online import Trainer, TrainerOf, opts_due
+from border_py.trainer.online import Trainer, TrainerOf
 from border_py.trainer.result import Evaluation, EvaluationObserver, StopReason, TrainResult
 from border_py.trainer.sampler import ResumeWarning, SyncSampler
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Generic, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol
 
 import attrs
 import tqdm
@@ -36,6 +36,7 @@ from border_py.checkpoint import checkpoint_meta
 from border_py.model_dir import ModelDir
 from border_py.seeding import global_rng_states, set_global_rng_states
 from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.checks import check_agent_fits, check_budget
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.interrupts import ExperienceSourceError, Interrupts, TrainingInterrupted
 from border_py.trainer.result import EvaluationObserver, TrainResult
@@ -81,87 +82,6 @@ class Regime(Protocol):
         ...
 
 
-@runtime_checkable
-class HasBatchSize(Protocol):
-    """An agent that learns from batches of ``batch_size`` items."""
-
-    @property
-    def batch_size(self) -> int:
-        """In items per batch."""
-        ...
-
-
-@runtime_checkable
-class HasCapacity(Protocol):
-    """A buffer config with a ``capacity`` in items."""
-
-    @property
-    def capacity(self) -> int:
-        """In items: the most the buffer holds."""
-        ...
-
-
-@runtime_checkable
-class HasRolloutShape(Protocol):
-    """A buffer config that holds one rollout of ``n_steps`` steps of ``num_envs`` sub-envs."""
-
-    @property
-    def num_envs(self) -> int:
-        """The number of sub-envs a rollout spans."""
-        ...
-
-    @property
-    def rollout_size(self) -> int:
-        """In env steps: ``n_steps * num_envs``."""
-        ...
-
-
-def check_rollout_fits(config: TrainerConfig, buffer_config: object, num_envs: int) -> None:
-    """Checks that a rollout buffer's shape matches the schedule and the env: one opt step per rollout
-    (``opt_interval`` = the rollout size, no warm-up) and one column per sub-env.
-
-    Raises:
-        ValueError: the message names the fields.
-    """
-    if not isinstance(buffer_config, HasRolloutShape):
-        return
-    size = buffer_config.rollout_size
-    if config.opt_interval != size or config.warmup_period != 0:
-        raise ValueError(
-            f"TrainerConfig.opt_interval ({config.opt_interval}) and warmup_period ({config.warmup_period}) "
-            f"must be the rollout's size ({size} = n_steps * num_envs) and 0: an on-policy agent learns "
-            "from each whole rollout once"
-        )
-    if buffer_config.num_envs != num_envs:
-        raise ValueError(
-            f"replay_buffer.num_envs ({buffer_config.num_envs}) differs from the env's number of sub-envs "
-            f"({num_envs})"
-        )
-
-
-def check_agent_fits(
-    config: TrainerConfig, agent: object, buffer_config: object, evaluator: object | None
-) -> None:
-    """Checks before anything runs what would otherwise fail late or hang: an evaluator for
-    ``eval_interval``, and a batch no larger than the buffer can ever hold.
-
-    Raises:
-        ValueError: the message names the fields.
-    """
-    if config.eval_interval is not None and evaluator is None:
-        raise ValueError("TrainerConfig.eval_interval is set but train() got no evaluator")
-    if (
-        isinstance(agent, HasBatchSize)
-        and isinstance(buffer_config, HasCapacity)
-        and agent.batch_size > buffer_config.capacity
-    ):
-        raise ValueError(
-            f"agent.batch_size ({agent.batch_size}) is larger than replay_buffer.capacity "
-            f"({buffer_config.capacity}): the buffer can never hold a batch, so the agent would never "
-            "take an opt step"
-        )
-
-
 @attrs.frozen
 class ResumePoint:
     """A checkpoint a run resumes from, checked against the run's setup and loaded into its agent once
@@ -185,6 +105,28 @@ def resume_point(
     state = check_checkpoint(Path(path), regime, setup, same)
     agent.load_params(Path(path))
     return ResumePoint(Path(path), state)
+
+
+def checked_start(
+    config: TrainerConfig,
+    agent: Agent[Any, Any, Any],
+    buffer_config: object,
+    evaluator: Evaluator[Any, Any] | None,
+    resume_from: Path | str | None,
+    regime: tuple[str, dict[str, Any], tuple[str, ...]],
+) -> ResumePoint | None:
+    """The checks every trainer's ``prepare`` runs first, writing nothing: the agent against the buffer
+    and the evaluator (`check_agent_fits`), the checkpoint ``resume_from`` against the run's ``regime``
+    (its name, setup and the setup keys a resume keeps; `resume_point` loads its agent files into
+    ``agent``), and the budget against what is left to do (`check_budget`). Returns the resume point.
+
+    Raises:
+        ValueError, FileNotFoundError: a check failed; the message names the field or file.
+    """
+    check_agent_fits(config, agent, buffer_config, evaluator)
+    resume = None if resume_from is None else resume_point(resume_from, *regime, agent)
+    check_budget(config, evaluator is not None, None if resume is None else resume.state["books"])
+    return resume
 
 
 @attrs.frozen(kw_only=True)

@@ -21,14 +21,13 @@ from border_py.base.typevars import A, B, O
 from border_py.config import to_dict
 from border_py.model_dir import ModelDir
 from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.checks import HasBatchSize
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
-    HasBatchSize,
     PreparedRun,
     RunSettings,
-    check_agent_fits,
     check_checkpoint,
-    resume_point,
+    checked_start,
     run_session,
 )
 from border_py.trainer.result import EvaluationObserver, TrainResult
@@ -104,10 +103,8 @@ class OfflineTrainer(Generic[D]):
         `border_py.trainer.Trainer.prepare`); here also an empty dataset or a batch larger than it.
         """
         config = self.config
-        check_agent_fits(config, agent, self.dataset_config, evaluator)
-        resume = None
-        if resume_from is not None:
-            resume = resume_point(resume_from, OfflineRegime.name, self.setup(), _SAME_ON_RESUME, agent)
+        regime_setup = (OfflineRegime.name, self.setup(), _SAME_ON_RESUME)
+        resume = checked_start(config, agent, self.dataset_config, evaluator, resume_from, regime_setup)
         if dataset is None:
             dataset = self.dataset_config.build(config.seed)
         if isinstance(agent, HasBatchSize) and agent.batch_size > len(dataset):

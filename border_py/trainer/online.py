@@ -37,14 +37,13 @@ from border_py.base.typevars import A, B, I, O
 from border_py.config import to_dict
 from border_py.model_dir import ModelDir
 from border_py.trainer.bookkeeper import Bookkeeper
+from border_py.trainer.checks import check_rollout_fits, opts_due
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.loop import (
     PreparedRun,
     RunSettings,
-    check_agent_fits,
     check_checkpoint,
-    check_rollout_fits,
-    resume_point,
+    checked_start,
     run_session,
 )
 from border_py.trainer.result import EvaluationObserver, TrainResult
@@ -119,10 +118,8 @@ class Trainer(Generic[E, P, R]):
             ValueError, FileNotFoundError: a check failed (see `train`); nothing was written.
         """
         config = self.config
-        check_agent_fits(config, agent, self.replay_buffer_config, evaluator)
-        resume = None
-        if resume_from is not None:
-            resume = resume_point(resume_from, OnlineRegime.name, self.setup(), _SAME_ON_RESUME, agent)
+        regime_setup = (OnlineRegime.name, self.setup(), _SAME_ON_RESUME)
+        resume = checked_start(config, agent, self.replay_buffer_config, evaluator, resume_from, regime_setup)
         env = self.env_config.build(config.seed)
         try:
             check_rollout_fits(
@@ -271,15 +268,3 @@ class OnlineRegime(Generic[O, A, I, B]):
         else:
             books.warmup_end = books.env_steps + self.config.warmup_period  # refill the empty buffer first
         self.sampler.load_state_dict(state["sampler"])
-
-
-def opts_due(before: int, after: int, warmup_end: int, opt_interval: int) -> int:
-    """How many opt steps the env steps ``before + 1 .. after`` call for: one per multiple of
-    ``opt_interval`` past ``warmup_end`` (one env step at a time: 1 or 0; a vector env takes several).
-
-    Examples:
-        >>> opts_due(9, 10, warmup_end=0, opt_interval=2), opts_due(0, 16, warmup_end=4, opt_interval=4)
-        (1, 3)
-    """
-    lo = max(before, warmup_end)
-    return max(0, after // opt_interval - lo // opt_interval) if after > lo else 0

@@ -328,7 +328,14 @@ def test_the_async_zoo_variants_train_resume_and_evaluate_through_the_cli(
     assert main(["resume", "--model-dir", str(run), "--set", "trainer.max_opts=1100", "--no-progress"]) == 0
     assert "resuming from" in capsys.readouterr().out
     assert main(["eval", "--model-dir", str(run)]) == 0
-    sac = ["--model-dir", str(tmp_path / "sac"), "--no-progress", "--set", "trainer.max_opts=300"]
+    sac = [
+        "--model-dir",
+        str(tmp_path / "sac"),
+        "--no-progress",
+        "--set",
+        "trainer.max_opts=300",
+        "trainer.eval_interval=300",
+    ]
     assert main(["train", "sac", "--env", "Pendulum-v1", "--variant", "async", *sac]) == 0
 
 

@@ -122,7 +122,20 @@ def test_a_whole_experiment_from_yaml_and_a_users_env_by_import_path(
         str(tmp_path / "b"),
         "--no-progress",
     ]
-    assert main(["train", "dqn", *user, "--set", "trainer.max_opts=10", "trainer.warmup_period=32"]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "dqn",
+                *user,
+                "--set",
+                "trainer.max_opts=10",
+                "trainer.warmup_period=32",
+                "trainer.eval_interval=10",
+            ]
+        )
+        == 0
+    )
     assert "type: examples.corridor_native:CorridorConfig" in (tmp_path / "b" / "config.yaml").read_text()
     config.write_text("env: {name: CartPole-v1}\nenv: {name: Acrobot-v1}\n")
     assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "c")]) == 2

@@ -14,6 +14,7 @@ import pytest
 from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta, save_checkpoint
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
+from border_py.run.rundir import RunDir
 from border_py.run.zoo_datasets import _final_checkpoint
 from border_py.trainer.config import TrainerConfig
 from tests.run.tiny import tiny_config
@@ -282,3 +283,48 @@ def test_a_ppo_run_stopped_inside_a_rollout_resumes_and_finishes_it(tmp_path: Pa
     with pytest.warns(UserWarning, match="a vector env starts new episodes on resume"):
         assert _main("resume", *common, "trainer.max_env_steps=600") == 0
     assert load_meta(run / "2")["env_steps"] == 600
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        (
+            ["trainer.max_opts=null", "trainer.max_env_steps=50"],
+            r"trainer.max_env_steps \(50\) ends before the first update: trainer.warmup_period is 100",
+        ),
+        (
+            ["trainer.eval_interval=100"],
+            r"at most 40 opt steps .* fewer than trainer.eval_interval \(100\): no evaluation would run",
+        ),
+    ],
+)
+def test_a_budget_that_ends_before_the_first_update_or_evaluation_is_refused_up_front(
+    changes: list[str], match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert (
+        _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), "--set", *changes)
+        == 2
+    )
+    assert re.search(match, capsys.readouterr().err)
+    assert not run.exists()
+
+
+def test_a_resume_that_would_train_nothing_is_refused_naming_the_limit_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run bounded by env steps, resumed with more opt steps only (it used to exit 0 having trained
+    nothing), and a finished run resumed as it was."""
+    run = tmp_path / "run"
+    bounded = ["--set", "trainer.max_opts=null", "trainer.max_env_steps=160"]
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), *bounded) == 0
+    saved = (run / "config.yaml").read_bytes()
+    capsys.readouterr()
+    assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_opts=500") == 2
+    err = capsys.readouterr().err
+    assert (
+        "the run is at env steps 160 already and trainer.max_env_steps is 160: it would train nothing" in err
+    )
+    assert (run / "config.yaml").read_bytes() == saved
+    assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_env_steps=200") == 0
+    assert RunDir(run).last_result().env_steps == 200
