@@ -82,14 +82,22 @@ class TrainEvalMode:
         return self._train
 
 
+_DEVICE_TYPES = ("cpu", "cuda")
+"""The devices border_py's agents are built and tested for (``meta``, ``mps``, ``xpu`` are refused)."""
+
+
 def device_name(instance: object, attribute: Any, value: str) -> None:
     """attrs validator of a config's ``device`` field: a torch device name (``cpu``, ``cuda``, ``cuda:1``).
     Whether the device exists is checked when the agent is built (`torch_device`), so a config
     written on a GPU machine still loads on a CPU one."""
     try:
-        torch.device(value)
+        device = torch.device(value)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(f"'{attribute.name}' is not a torch device: {value!r}") from exc
+    if device.type not in _DEVICE_TYPES:
+        raise ValueError(
+            f"'{attribute.name}' {value!r}: border_py's agents run on 'cpu' and 'cuda' (or 'cuda:N') only"
+        )
 
 
 def torch_device(name: str) -> torch.device:
@@ -106,6 +114,8 @@ def torch_device(name: str) -> torch.device:
         device = torch.device(name)
     except RuntimeError as exc:
         raise ValueError(f"device {name!r} is not a torch device: {exc}") from exc
+    if device.type not in _DEVICE_TYPES:
+        raise ValueError(f"device {name!r}: border_py's agents run on 'cpu' and 'cuda' (or 'cuda:N') only")
     if device.type == "cuda":
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if count == 0:

@@ -39,13 +39,21 @@ class TensorboardRecorder(AggregatingRecorder):
     def __init__(self, logdir: Path | str, purge_step: int | None = None) -> None:
         super().__init__()
         self.logdir = Path(logdir)
+        self._purge_step = purge_step
+        self._writer: SummaryWriter | None = None
         with self._naming_logdir():
             self.logdir.mkdir(parents=True, exist_ok=True)
+
+    def _opened(self) -> SummaryWriter:
+        """The event file's writer, made at the first record: a run refused while it loads (a damaged
+        buffer in its checkpoint, say) leaves no event file behind."""
+        if self._writer is None:
             # tensorboardX names files by the second: a second writer within the same second would
             # truncate the first's file. A nanosecond suffix keeps both, in the order they were made.
             self._writer = SummaryWriter(
-                logdir=str(self.logdir), purge_step=purge_step, filename_suffix=f".{time.time_ns()}"
+                logdir=str(self.logdir), purge_step=self._purge_step, filename_suffix=f".{time.time_ns()}"
             )
+        return self._writer
 
     @contextlib.contextmanager
     def _naming_logdir(self) -> Iterator[None]:
@@ -60,23 +68,26 @@ class TensorboardRecorder(AggregatingRecorder):
             self._write_values(record, step)
 
     def _write_values(self, record: Record, step: int) -> None:
+        writer = self._opened()
         for key, value in record.items():
             if isinstance(value, float):
-                self._writer.add_scalar(key, value, step)
+                writer.add_scalar(key, value, step)
             elif isinstance(value, np.ndarray):
                 if value.ndim == 1:
-                    self._writer.add_histogram(key, value, step)
+                    writer.add_histogram(key, value, step)
                 else:
-                    self._writer.add_image(key, value, step, dataformats="HW" if value.ndim == 2 else "CHW")
+                    writer.add_image(key, value, step, dataformats="HW" if value.ndim == 2 else "CHW")
             elif isinstance(value, datetime.datetime):
-                self._writer.add_text(key, value.isoformat(), step)
+                writer.add_text(key, value.isoformat(), step)
             else:
-                self._writer.add_text(key, value, step)
+                writer.add_text(key, value, step)
 
     def _flush_output(self) -> None:
-        with self._naming_logdir():
-            self._writer.flush()
+        if self._writer is not None:
+            with self._naming_logdir():
+                self._writer.flush()
 
     def _close_output(self) -> None:
-        with self._naming_logdir():
-            self._writer.close()
+        if self._writer is not None:
+            with self._naming_logdir():
+                self._writer.close()

@@ -328,3 +328,33 @@ def test_a_resume_that_would_train_nothing_is_refused_naming_the_limit_reached(
     assert (run / "config.yaml").read_bytes() == saved
     assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_env_steps=200") == 0
     assert RunDir(run).last_result().env_steps == 200
+
+
+@pytest.mark.parametrize(
+    ("damage", "match"),
+    [
+        ("agent.device=meta", "'device' 'meta': border_py's agents run on 'cpu' and 'cuda'"),
+        ("agent.device=mps", "'device' 'mps': border_py's agents run on 'cpu' and 'cuda'"),
+        ("buffer", "40/replay_buffer.npz is not a readable replay buffer file"),
+    ],
+)
+def test_a_resume_refused_while_it_loads_writes_nothing_at_all(
+    damage: str, match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Neither config.yaml nor a TensorBoard event file: a meta device used to fail with a traceback after
+    both were written, a damaged buffer after the event file."""
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    changes = ["trainer.max_opts=60"]
+    if damage == "buffer":
+        buffer = run / "40" / "replay_buffer.npz"
+        buffer.write_bytes(buffer.read_bytes()[:300])
+    else:
+        changes.append(damage)
+    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert _main("resume", "--model-dir", str(run), "--set", *changes) == 2
+    err = capsys.readouterr().err
+    assert match in err
+    assert len(err.strip().splitlines()) == 1
+    assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before

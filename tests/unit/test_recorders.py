@@ -70,13 +70,27 @@ def test_tensorboard_purge_step_hides_what_an_interrupted_run_wrote_after_its_ch
     ]
 
 
+def test_the_event_file_is_written_at_the_first_record_never_before(tmp_path: Path) -> None:
+    """A run refused while it loads (a damaged checkpoint) has made its recorder: it leaves no file."""
+    idle = TensorboardRecorder(tmp_path / "idle", purge_step=5)
+    idle.flush(4)
+    idle.close()
+    assert list((tmp_path / "idle").iterdir()) == []
+    used = TensorboardRecorder(tmp_path / "used")
+    used.write(Record({"train/loss": 1.0}), step=1)
+    used.close()
+    assert len(list((tmp_path / "used").iterdir())) == 1
+
+
 def test_a_full_disk_names_the_tensorboard_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     recorder = TensorboardRecorder(tmp_path / "tb")
 
     def full(*_: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(recorder._writer, "flush", full)
+    from tensorboardX import SummaryWriter
+
+    monkeypatch.setattr(SummaryWriter, "flush", full)
     recorder.store(Record({"train/loss": 1.0}))
     with pytest.raises(
         OSError, match=rf"TensorBoard logs in {tmp_path / 'tb'}: No space left on device"
