@@ -63,17 +63,34 @@ def set_global_rng_states(state: Mapping[str, Any]) -> None:
     Raises:
         ValueError: ``state`` is not such a state (checked before anything changes).
     """
+    python, numpy_state, torch_state = _checked_rng_states(state)
+    random.setstate(python)
+    np.random.set_state(numpy_state)
+    torch.random.set_rng_state(torch_state)
+
+
+def check_rng_states(state: Mapping[str, Any]) -> None:
+    """Checks that ``state`` is what `global_rng_states` returns, setting nothing (a resume checks its
+    checkpoint's states before it writes anything, and sets them last).
+
+    Raises:
+        ValueError: it is not; the message says which part.
+    """
+    _checked_rng_states(state)
+
+
+def _checked_rng_states(state: Mapping[str, Any]) -> tuple[Any, dict[str, Any], torch.Tensor]:
+    """Each RNG's state, validated on a fresh generator of its kind (the global ones untouched)."""
     try:
         version, internal, gauss = state["python"]
         python = (int(version), tuple(int(v) for v in internal), gauss)
         torch_state = torch.from_numpy(np.asarray(state["torch"], dtype=np.uint8).copy())
         if torch_state.shape != torch.random.get_rng_state().shape:
             raise ValueError(f"torch's RNG state has shape {tuple(torch_state.shape)}")
+        torch.Generator().set_state(torch_state)
         numpy_state = dict(state["numpy"])
-        np.random.RandomState().set_state(numpy_state)  # validates without touching the global RNG
+        np.random.RandomState().set_state(numpy_state)
         random.Random().setstate(python)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError, RuntimeError) as exc:
         raise ValueError(f"not a saved set of RNG states: {exc!r}") from exc
-    random.setstate(python)
-    np.random.set_state(numpy_state)
-    torch.random.set_rng_state(torch_state)
+    return python, numpy_state, torch_state

@@ -161,6 +161,13 @@ def read_trainer_state(
     if regime is not None and state["regime"] != regime:
         raise CheckpointError(f"{file} is a checkpoint of {state['regime']!r} training, not of {regime!r}")
     check_books(state["books"], path, file, meta)
+    if regime is not None:  # a resume: its RNG states are set last, so they are checked first
+        from border_py.seeding import check_rng_states  # torch's; reading the counters needs none
+
+        try:
+            check_rng_states(state["rng"])
+        except ValueError as exc:
+            raise CheckpointError(f"{file}: rng: {exc}") from exc
     return state
 
 

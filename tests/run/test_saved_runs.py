@@ -3,6 +3,7 @@ checkpoint (and what it skips), evaluation of a saved model by name, damaged sav
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -336,19 +337,25 @@ def test_a_resume_that_would_train_nothing_is_refused_naming_the_limit_reached(
         ("agent.device=meta", "'device' 'meta': border_py's agents run on 'cpu' and 'cuda'"),
         ("agent.device=mps", "'device' 'mps': border_py's agents run on 'cpu' and 'cuda'"),
         ("buffer", "40/replay_buffer.npz is not a readable replay buffer file"),
+        ("rng", "40/trainer_state.json: rng: not a saved set of RNG states: OverflowError"),
     ],
 )
 def test_a_resume_refused_while_it_loads_writes_nothing_at_all(
     damage: str, match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Neither config.yaml nor a TensorBoard event file: a meta device used to fail with a traceback after
-    both were written, a damaged buffer after the event file."""
+    """Neither config.yaml nor a TensorBoard event file: a meta device or a negative RNG state used to fail
+    with a traceback after both were written, a damaged buffer after the event file."""
     run = tmp_path / "run"
     assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
     changes = ["trainer.max_opts=60"]
     if damage == "buffer":
         buffer = run / "40" / "replay_buffer.npz"
         buffer.write_bytes(buffer.read_bytes()[:300])
+    elif damage == "rng":
+        file = run / "40" / TRAINER_STATE_FILE
+        state = json.loads(file.read_text())
+        state["rng"]["python"][1][5] = -3
+        file.write_text(json.dumps(state))
     else:
         changes.append(damage)
     before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
