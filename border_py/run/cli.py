@@ -273,11 +273,15 @@ def _tracking(args: argparse.Namespace) -> Tracking:
 
 def resume_command(args: argparse.Namespace) -> int:
     """``resume``: the run in ``args.model_dir`` from its newest checkpoint, its ``config.yaml`` changed
-    by ``--set``."""
+    by ``--set`` (a Ray cluster's address only from there: the one ``config.yaml`` names is dropped)."""
     from border_py.run.rundir import RunDir
 
     run_dir = RunDir(args.model_dir)
     data = codec.experiment_to_dict(run_dir.read_config(trust(args)))
+    if isinstance(data.get("distributed"), dict):
+        # A model directory is data: the Ray cluster a resume joins is the command line's
+        # (--set distributed.address=...), never one its config.yaml names.
+        data["distributed"]["address"] = None
     data = codec.apply_overrides(data, args.set)
     data["trainer"]["model_dir"] = str(args.model_dir)
     source = str(run_dir.config_file) + (" with --set" if args.set else "")

@@ -124,3 +124,29 @@ def test_a_missing_module_or_function_is_one_line_naming_it(
     assert main(["train", "dqn", "--env", "walk2:make"]) == 2
     assert "walk2 has no function 'make'" in capsys.readouterr().err
     assert not (isolated / "runs").exists()
+
+
+def test_a_resume_joins_no_ray_cluster_its_config_yaml_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An asynchronous run's config.yaml names a cluster: resume drops it (a local Ray, or RAY_ADDRESS),
+    and joins one only when the command line says so."""
+    import border_py.run.cli as cli
+
+    run = tmp_path / "run"
+    run.mkdir()
+    data = yaml.safe_load(tiny_config(tmp_path).read_text())
+    data["distributed"] = {"n_actors": 1, "address": "10.9.8.7:6379"}
+    (run / "config.yaml").write_text(yaml.safe_dump(data))
+    addresses: list[object] = []
+
+    def captured(data: dict[str, object], source: str, args: object, resume: bool) -> int:
+        distributed = data["distributed"]
+        assert isinstance(distributed, dict)
+        addresses.append(distributed["address"])
+        return 0
+
+    monkeypatch.setattr(cli, "train_data", captured)
+    assert main(["resume", "--model-dir", str(run)]) == 0
+    assert main(["resume", "--model-dir", str(run), "--set", "distributed.address=auto"]) == 0
+    assert addresses == [None, "auto"]
