@@ -44,6 +44,8 @@ from typing import Any
 
 import yaml
 
+from border_py.config import ConfigError, parse_yaml
+
 META_FILE = "meta.yaml"
 TRAINER_STATE_FILE = "trainer_state.json"
 LEGACY_STATE_FILE = "trainer_state.pkl"
@@ -370,8 +372,8 @@ def load_meta(path: Path) -> dict[str, Any]:
     if not meta_path.is_file():
         raise FileNotFoundError(f"{meta_path} not found: {path} is not a complete saved model")
     try:
-        data = yaml.safe_load(meta_path.read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        data = parse_yaml(meta_path.read_text(), str(meta_path))
+    except (OSError, UnicodeDecodeError, ConfigError) as exc:
         raise CheckpointError(f"{meta_path} is not readable YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise CheckpointError(f"{meta_path}: expected a mapping, got {type(data).__name__}")

@@ -28,6 +28,70 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, Iterabl
 
 T = TypeVar("T")
 
+MAX_YAML_DEPTH = 64
+"""How deep a YAML document may nest: a config is a few levels; a hostile file of 100,000 would exhaust
+the parser's recursion."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing aliases (a few hundred bytes of them expand to gigabytes), nesting
+    deeper than `MAX_YAML_DEPTH` and a key given twice in one mapping (the last would win silently)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: Any = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, f"the alias *{event.anchor} is refused: write the value out", mark
+            )
+        if self._depth >= MAX_YAML_DEPTH:
+            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark)
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    seen: set[object] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r} is given twice", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parses YAML as data from anyone: safe types only, no aliases, no key twice, at most
+    `MAX_YAML_DEPTH` levels deep.
+
+    Raises:
+        ConfigError: not valid YAML or one of the above (``source`` named, with the line).
+
+    Examples:
+        >>> parse_yaml("a: [1, 2]", "f.yaml")
+        {'a': [1, 2]}
+        >>> try:
+        ...     parse_yaml("a: &x [1, 2]\\nb: *x", "f.yaml")
+        ... except ConfigError as exc:
+        ...     print(str(exc).split("   in ")[0])
+        f.yaml: not valid YAML: the alias *x is refused: write the value out
+    """
+    try:
+        return yaml.load(text, Loader=_BoundedLoader)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML: {exc}".replace("\n", " ")) from exc
+
+
 _converter = cattrs.Converter(forbid_extra_keys=True)
 
 
@@ -143,11 +207,7 @@ def load_yaml(cls: type[T], path: Path | str) -> T:
             names the file and the field.
         FileNotFoundError: there is no such file.
     """
-    text = Path(path).read_text()
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    data = parse_yaml(Path(path).read_text(), str(path))
     if data is None:
         # An empty file is a mistake (a truncated copy, the wrong file), not "all defaults": say so.
         raise ConfigError(f"{path}: the file is empty; give at least one field (or no --config)")

@@ -25,7 +25,8 @@ from typing import Any, Literal, TypeAlias
 import attrs
 import numpy as np
 import numpy.typing as npt
-import yaml
+
+from border_py.config import parse_yaml
 
 XAxis: TypeAlias = Literal["opt_steps", "env_steps"]
 Band: TypeAlias = Literal["minmax", "iqm"]
@@ -172,8 +173,7 @@ def _config_key(run_dir: Path) -> str:
     path = run_dir / "config.yaml"
     if not path.is_file():
         return str(run_dir)
-    with path.open() as f:
-        config = yaml.safe_load(f)
+    config = parse_yaml(path.read_text(), str(path))
     return json.dumps(_without_seed(config), sort_keys=True, default=str)
 
 

@@ -20,13 +20,13 @@ The run path, as plain as the data path:
 
 from __future__ import annotations
 
+from border_py.config import parse_yaml
 from border_py.run.codec import (
     apply_overrides,
     dump_experiment,
     experiment_from_dict,
     experiment_to_dict,
     load_experiment,
-    parse_yaml,
 )
 from border_py.run.commands import TrainOptions, prepare, train
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer

@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 import yaml
 
-from border_py.config import ConfigError, from_dict, to_dict
+from border_py.config import ConfigError, from_dict, parse_yaml, to_dict
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment
 
 TAGS: dict[str, dict[str, str]] = {
@@ -241,37 +241,6 @@ def experiment_to_dict(experiment: AnyExperiment) -> dict[str, Any]:
         else:
             data[field.name] = value
     return data
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key given twice in one mapping (the last would win silently)."""
-
-
-def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    seen: set[object] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"the key {key!r} is given twice", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
-
-
-def parse_yaml(text: str, source: str) -> Any:
-    """Parses YAML strictly (safe types only, no duplicate keys).
-
-    Raises:
-        ConfigError: not valid YAML, or a duplicate key (named, with its line).
-    """
-    try:
-        return yaml.load(text, Loader=_StrictLoader)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}".replace("\n", " ")) from exc
 
 
 def load_experiment(path: Path | str, *, trust_code: Trust = False) -> AnyExperiment:

@@ -38,7 +38,7 @@ from typing import Any
 import attrs
 
 from border_py.config import ConfigError
-from border_py.run import cli, codec
+from border_py.run import arguments, cli, codec
 from border_py.run.experiment import AnyExperiment, Experiment
 
 ACTIONS = ("train", "resume", "eval", "video", "export")
@@ -133,7 +133,7 @@ def _default_dir(experiment: AnyExperiment, seed: int | None) -> Path:
     if experiment.trainer.model_dir is not None:
         return Path(experiment.trainer.model_dir)
     return Path(
-        cli.default_model_dir(
+        arguments.default_model_dir(
             experiment.algo, experiment.env_id, None, experiment.trainer.seed if seed is None else seed
         )
     )

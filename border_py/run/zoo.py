@@ -23,8 +23,8 @@ from typing import Any
 
 import attrs
 
-from border_py.config import ConfigError
-from border_py.run.codec import DEFAULT_TAGS, experiment_from_dict, parse_yaml
+from border_py.config import ConfigError, parse_yaml
+from border_py.run.codec import DEFAULT_TAGS, experiment_from_dict
 from border_py.run.experiment import AnyExperiment
 
 RESERVED = ("defaults", "search")

@@ -365,3 +365,24 @@ def test_a_resume_refused_while_it_loads_writes_nothing_at_all(
     assert match in err
     assert len(err.strip().splitlines()) == 1
     assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("verb", ["eval", "resume"])
+def test_a_config_yaml_with_aliases_or_deep_nesting_is_refused_in_one_line(
+    verb: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    config = run / "config.yaml"
+    good = config.read_text()
+    for hostile, match in [
+        ("x: &a [1, 2, 3, 4]\ny: &b [*a, *a, *a, *a]\n", "the alias *a is refused"),
+        ("deep: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested deeper than 64 levels"),
+    ]:
+        config.write_text(hostile + good)
+        capsys.readouterr()
+        assert _main(verb, "--model-dir", str(run)) == 2
+        err = capsys.readouterr().err
+        assert f"{config}: not valid YAML: " in err
+        assert match in err
+        assert len(err.strip().splitlines()) == 1

@@ -19,6 +19,7 @@ from border_py import (
     save_yaml,
 )
 from border_py.agents import DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
+from border_py.config import MAX_YAML_DEPTH, parse_yaml
 from border_py.replay_buffer import PerConfig
 
 
@@ -158,3 +159,31 @@ def test_any_valid_config_survives_a_yaml_round_trip(config: object) -> None:
         path = Path(d) / "c.yaml"
         save_yaml(config, path)
         assert load_yaml(type(config), path) == config
+
+
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+    for i in range(9)
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (BOMB, r"f\.yaml: not valid YAML: the alias \*a is refused: write the value out"),
+        ("[" * 100_000 + "]" * 100_000, r"f\.yaml: not valid YAML: nested deeper than 64 levels"),
+        ("{a: " * 100_000 + "1" + "}" * 100_000, r"nested deeper than 64 levels"),
+        ("a: 1\na: 2\n", r"the key 'a' is given twice"),
+    ],
+)
+def test_hostile_yaml_is_refused_in_one_line_before_it_expands(text: str, match: str) -> None:
+    """An alias bomb (a few hundred bytes that would expand to 4 ** 9 * 9 strings) and 100,000 levels of
+    nesting (a RecursionError) are refused naming the file."""
+    with pytest.raises(ConfigError, match=match) as info:
+        parse_yaml(text, "f.yaml")
+    assert "\n" not in str(info.value)
+
+
+def test_a_config_may_nest_as_deep_as_the_limit() -> None:
+    depth = MAX_YAML_DEPTH
+    assert parse_yaml("[" * depth + "]" * depth, "f.yaml") is not None

@@ -1,0 +1,153 @@
+"""From the command line's arguments to an experiment's plain data: a zoo entry or a ``--config`` file,
+the ``--env`` forms (a Gymnasium id, Gymnasium's ``module:EnvId-v0``, a user's ``module:function``),
+``--seed``, ``--set`` and the run directory; what a file may import (``--trust-code``). `border_py.run.cli`
+hands the data to `border_py.run.commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from border_py.config import ConfigError, parse_yaml, to_dict
+from border_py.run import codec, zoo
+from border_py.run.experiment import AnyExperiment
+
+
+def default_model_dir(algo: str, env_id: str, variant: str | None, seed: int) -> str:
+    """``runs/<algo>/<env id>[-<variant>]/seed<N>``; the module of ``module:EnvId-v0`` is left out."""
+    name = env_id.rpartition(":")[2].replace("/", "-") + (f"-{variant}" if variant else "")
+    return str(Path("runs") / algo / name / f"seed{seed}")
+
+
+GYM_ID = re.compile(r"^(?:[\w.-]+/)?[\w.-]+-v\d+$")
+"""A versioned Gymnasium id (``Corridor-v0``, ``ALE/Pong-v5``): ``--env module:Corridor-v0`` is Gymnasium's
+convention (the module registers the id), ``--env module:function`` names a function."""
+
+
+def import_user_module(module: str, what: str) -> Any:
+    """Imports the user's ``module``, which the command line names (so the user asked for it), from the
+    installed packages or the current folder (searched last, so a file there never hides a library).
+
+    Raises:
+        ConfigError: it cannot be imported (``what`` and the reason named).
+    """
+    import importlib
+
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.append(here)
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(
+            f"{what}: cannot import {module!r} (searched the installed packages and {here}): {exc}"
+        ) from exc
+
+
+def _user_env(path: str) -> dict[str, Any]:
+    """The env section of an experiment whose env is ``package.module:function`` (a user's own)."""
+    module, _, name = path.partition(":")
+    make = getattr(import_user_module(module, f"--env {path!r}"), name, None)
+    if not callable(make):
+        raise ConfigError(f"--env {path!r}: {module} has no function {name!r} (nor is it a Gymnasium id)")
+    config = make()
+    return {"type": codec.tag_of("env", config), **to_dict(config)}
+
+
+def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The experiment's plain data and where it came from: ``--config``, else the zoo."""
+    if args.config is not None:
+        if args.algo or args.env or args.variant:
+            raise ConfigError("give ALGO --env ENV (the zoo) or --config FILE, not both")
+        return config_file(args.config, trust(args)), str(args.config)
+    if not args.algo or not args.env:
+        raise ConfigError("train needs ALGO --env ENV (border-py zoo lists them) or --config FILE")
+    module, user_env, name = args.env.partition(":")
+    gym_id = bool(user_env) and GYM_ID.match(name) is not None
+    if gym_id:  # Gymnasium's module:EnvId-v0: importing the module registers the id
+        import_user_module(module, f"--env {args.env!r}")
+    entry = zoo.entry(args.algo, "custom" if user_env and not gym_id else args.env, args.variant)
+    data = entry.data
+    if user_env and not gym_id:
+        data = {**data, "env": _user_env(args.env)}
+    elif not entry.tuned:
+        print(
+            f"note: the zoo has no {args.algo} entry for {args.env}: using {args.algo}'s defaults",
+            file=sys.stderr,
+        )
+    return data, entry.source
+
+
+def config_file(path: Path, trust_code: codec.Trust) -> dict[str, Any]:
+    """A ``--config`` file's data; a module it names is imported only with ``--trust-code``."""
+    data = parse_yaml(path.read_text(), str(path))
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of fields")
+    if trust_code is not True:
+        codec.refuse_code(data, str(path), trust_code or ())
+    return data
+
+
+def trust(args: argparse.Namespace) -> codec.Trust:
+    """What a file may import: everything after ``--trust-code`` (and the current folder becomes
+    importable: the user's own modules, as ``python -m`` would find them); else the modules in
+    ``args.trusted`` (a program's own, `border_py.run.run_cli`), if any."""
+    if not getattr(args, "trust_code", False):
+        return frozenset(getattr(args, "trusted", ()))
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    return True
+
+
+def train_arguments(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """``train``'s experiment as plain data (zoo entry or ``--config``, then ``--seed``, ``--actors``,
+    ``--address``, ``--set`` and ``--model-dir``, else the default directory) and where it came from."""
+    data, source = _experiment_data(args)
+    flags = [f"trainer.seed={args.seed}"] if args.seed is not None else []
+    if args.actors is not None or args.address is not None:
+        data = zoo.merge(data, {"distributed": data.get("distributed") or {}})
+        flags += [f"distributed.n_actors={args.actors}"] if args.actors is not None else []
+        flags += [f"distributed.address={args.address}"] if args.address is not None else []
+    data = codec.apply_overrides(data, [*flags, *args.set])
+    source = f"{source} with --set" if args.set else source
+    trainer = data.setdefault("trainer", {})
+    if args.model_dir is not None:
+        trainer["model_dir"] = str(args.model_dir)
+    elif trainer.get("model_dir") is None:
+        built = codec.experiment_from_dict(data, source)  # the default directory names its algo and seed
+        env_id = args.env if args.env and ":" not in args.env else built.env_id
+        trainer["model_dir"] = default_model_dir(built.algo, env_id, args.variant, built.trainer.seed)
+    return data, source
+
+
+def resume_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """``resume``'s experiment as plain data: the run's ``config.yaml`` changed by ``--set``, and where it
+    came from."""
+    from border_py.run.rundir import RunDir
+
+    run_dir = RunDir(args.model_dir)
+    data = codec.experiment_to_dict(run_dir.read_config(trust(args)))
+    if isinstance(data.get("distributed"), dict):
+        # A model directory is data: the Ray cluster a resume joins is the command line's
+        # (--set distributed.address=...), never one its config.yaml names.
+        data["distributed"]["address"] = None
+    data = codec.apply_overrides(data, args.set)
+    data["trainer"]["model_dir"] = str(args.model_dir)
+    source = str(run_dir.config_file) + (" with --set" if args.set else "")
+    return data, source
+
+
+def saved_experiment(args: argparse.Namespace) -> AnyExperiment:
+    """The experiment of the saved run ``--model-dir`` (its ``config.yaml``), or ``--config``'s."""
+    from border_py.run.rundir import RunDir
+
+    if args.config is None:
+        return RunDir(args.model_dir).read_config(trust(args))
+    data = config_file(args.config, trust(args))
+    data = zoo.merge(data, {"trainer": {"model_dir": str(args.model_dir)}})  # --model-dir completes it
+    return codec.experiment_from_dict(data, str(args.config))
