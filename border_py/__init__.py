@@ -59,11 +59,7 @@ if TYPE_CHECKING:
         TrainingBuffer,
         VecEnv,
     )
-    from border_py.checkpoint import (
-        CheckpointError,
-        clear_checkpoints,
-        latest_checkpoint,
-    )
+    from border_py.checkpoint import CheckpointError
     from border_py.config import (
         ConfigError,
         from_dict,
@@ -88,6 +84,7 @@ if TYPE_CHECKING:
     from border_py.lock import (
         ModelDirBusyError,
     )
+    from border_py.model_dir import clear_checkpoints, latest_checkpoint
     from border_py.record import (
         Record,
         RecordValue,
@@ -160,8 +157,8 @@ _EXPORTS: dict[str, str] = {
     "TrainingBuffer": "border_py.base",
     "VecEnv": "border_py.base",
     "CheckpointError": "border_py.checkpoint",
-    "clear_checkpoints": "border_py.checkpoint",
-    "latest_checkpoint": "border_py.checkpoint",
+    "clear_checkpoints": "border_py.model_dir",
+    "latest_checkpoint": "border_py.model_dir",
     "ConfigError": "border_py.config",
     "from_dict": "border_py.config",
     "load_yaml": "border_py.config",

@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,12 +71,24 @@ def ensure_writable_dir(path: Path) -> None:
 
     Raises:
         PermissionError: the directory cannot be created or written; the message names it.
+        ValueError: ``path`` is the filesystem root or the home directory.
     """
+    resolved = path.resolve()
+    for forbidden, what in (
+        (Path(resolved.anchor), "the filesystem root"),
+        (Path.home().resolve(), "your home"),
+    ):
+        if resolved == forbidden:
+            raise ValueError(
+                f"model_dir {str(path)!r} is {what}: a run directory is a folder of its own "
+                "(runs/<algo>/<env>/seed<N> by default)"
+            )
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
+        # mkstemp creates a new name exclusively and never follows a link planted under a guessable name.
+        fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise PermissionError(f"model_dir {str(path)!r} is not writable: {exc}") from exc
 
@@ -263,101 +276,6 @@ def _read_complete(path: Path) -> tuple[dict[str, Any] | None, str | None]:
 def is_resumable(path: Path) -> bool:
     """Whether ``path`` is a complete training checkpoint (see `checkpoint_problem`)."""
     return checkpoint_problem(path) is None
-
-
-def _numbered_entries(model_dir: Path) -> list[Path]:
-    """Every ``model_dir/<digits>`` entry that is a directory or a link (followed or not), by number."""
-    if not model_dir.is_dir():
-        return []
-    return sorted(
-        (p for p in model_dir.iterdir() if p.name.isdigit() and (p.is_dir() or p.is_symlink())),
-        key=lambda p: int(p.name),
-    )
-
-
-def _numbered(model_dir: Path) -> list[Path]:
-    """The numbered directories, links left out: one is never a checkpoint of this run."""
-    return [p for p in _numbered_entries(model_dir) if not p.is_symlink()]
-
-
-def _link_problem(path: Path) -> str | None:
-    return (
-        f"{path} is a symbolic link: never followed inside a model directory" if path.is_symlink() else None
-    )
-
-
-def periodic_checkpoints(model_dir: Path) -> list[Path]:
-    """The complete ``model_dir/<opt_steps>`` checkpoints, oldest first (by opt steps)."""
-    return [p for p in _numbered(model_dir) if is_resumable(p)]
-
-
-def latest_checkpoint(model_dir: Path) -> Path | None:
-    """The complete checkpoint with the most opt steps in ``model_dir``; ``None`` when there is none.
-
-    Incomplete directories are never picked (`skipped_checkpoints` says which and why).
-
-    Examples:
-        >>> latest_checkpoint(Path("no/such/dir")) is None
-        True
-    """
-    return resume_scan(model_dir)[0]
-
-
-def skipped_checkpoints(model_dir: Path) -> list[tuple[Path, str]]:
-    """The numbered directories newer than `latest_checkpoint` that are not complete checkpoints,
-    each with the reason, newest first: what a resume passes over."""
-    return resume_scan(model_dir)[1]
-
-
-def resume_scan(model_dir: Path) -> tuple[Path | None, list[tuple[Path, str]]]:
-    """`latest_checkpoint` and `skipped_checkpoints` from one scan, newest first: the checkpoints older
-    than the newest complete one are never read."""
-    skipped: list[tuple[Path, str]] = []
-    for path in reversed(_numbered_entries(model_dir)):
-        problem = _link_problem(path) or checkpoint_problem(path)
-        if problem is None:
-            return path, skipped
-        skipped.append((path, problem))
-    return None, skipped
-
-
-def prune_checkpoints(model_dir: Path, keep: int) -> list[Path]:
-    """Removes all but the newest ``keep`` periodic checkpoints (``best`` is never touched), each with
-    `remove_checkpoint`; returns the removed ones.
-
-    Raises:
-        ValueError: ``keep`` < 1.
-    """
-    if keep < 1:
-        raise ValueError(f"keep must be >= 1, got {keep}")
-    removed = periodic_checkpoints(model_dir)[:-keep]
-    for path in removed:
-        remove_checkpoint(path)
-    return removed
-
-
-def previous_run(model_dir: Path) -> list[str]:
-    """What an earlier training run saved in ``model_dir`` (``best/`` and the numbered checkpoints,
-    complete or not, links to them too); empty when there is nothing to lose."""
-    found = [p.name + "/" for p in _numbered_entries(model_dir)]
-    best = model_dir / "best"
-    if best.is_symlink() or resolve_saved(best).exists():
-        found.insert(0, "best/")
-    return found
-
-
-def clear_checkpoints(model_dir: Path) -> list[Path]:
-    """Removes ``best/`` and every numbered checkpoint of ``model_dir`` (each with
-    `remove_checkpoint`; a link is unlinked, what it points to untouched), to start a new run there;
-    returns what was removed."""
-    best = model_dir / "best"
-    doomed = [*_numbered_entries(model_dir), *([best] if best.exists() or best.is_symlink() else [])]
-    for path in doomed:
-        if path.is_symlink():
-            path.unlink()
-        else:
-            remove_checkpoint(path)
-    return doomed
 
 
 def load_meta(path: Path) -> dict[str, Any]:

@@ -35,8 +35,9 @@ from typing import Any, Literal
 import attrs
 
 from border_py.base.sync_model import SyncModel
-from border_py.checkpoint import CheckpointError, resume_scan
+from border_py.checkpoint import CheckpointError
 from border_py.config import ConfigError
+from border_py.model_dir import resume_scan
 from border_py.run.experiment import (
     AnyExperiment,
     Experiment,

@@ -168,7 +168,9 @@ def finish(recorder: Recorder, run_dir: RunDir, status: str) -> None:
                 for name, path in artifacts.items():
                     part.log_artifacts(path, name)
             except Exception as exc:  # the models are saved on disk; the upload is not worth the run
-                part.sender.spill([{"artifacts": {name: str(path) for name, path in artifacts.items()}}])
+                # Relative to the run directory: `border-py upload` may run from anywhere.
+                spilled = {name: os.path.relpath(path, run_dir.path) for name, path in artifacts.items()}
+                part.sender.spill([{"artifacts": spilled}])
                 print(
                     f"warning: MLflow upload of {run_dir.path} failed ({type(exc).__name__}): "
                     f"border-py upload --model-dir {run_dir.path} sends it later",
@@ -178,10 +180,13 @@ def finish(recorder: Recorder, run_dir: RunDir, status: str) -> None:
 
 def upload_unsent(run_dir: RunDir) -> int:
     """Sends what a run's tracking server did not get (``border-py upload``): its records in order, its
-    artifacts, its end status; then removes the file. Returns how many entries were sent.
+    artifacts, its end status; then removes the file. Returns how many entries were sent. Every entry is
+    checked first: it is this run's (the run id in the directory) and its artifacts lie inside the
+    directory; a spill file is data, so it picks neither the run nor the files sent.
 
     Raises:
-        FileNotFoundError: there is nothing to upload.
+        FileNotFoundError: there is nothing to upload, or an artifact it names is gone (nothing is sent).
+        ConfigError: an entry names another run, or a path outside the run directory (nothing is sent).
         ConnectionError: the server does not answer (nothing is removed; run it again).
     """
     from mlflow.tracking import MlflowClient
@@ -191,16 +196,57 @@ def upload_unsent(run_dir: RunDir) -> int:
     path = run_dir.path / UNSENT_FILE
     if path.is_symlink() or not path.is_file():
         raise FileNotFoundError(f"{path} not found: nothing of this run waits to be uploaded")
+    entries = [_checked_entry(run_dir, path, n, line) for n, line in _lines(path)]
     check_tracking_server()
     client = MlflowClient()
-    entries = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     for entry in entries:
         run_id = entry["run_id"]
         if "metrics" in entry or "tags" in entry:
             send_batch(client, run_id, entry)
         for name, local in entry.get("artifacts", {}).items():
-            client.log_artifacts(run_id, local, name)
+            client.log_artifacts(run_id, str(local), name)
         if "status" in entry:
             client.set_terminated(run_id, status=entry["status"])
     path.unlink()
     return len(entries)
+
+
+def _lines(path: Path) -> list[tuple[int, str]]:
+    return [(n, line) for n, line in enumerate(path.read_text().splitlines(), 1) if line.strip()]
+
+
+def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, Any]:
+    """Line ``n`` of the spill file, its artifacts as paths inside the run directory."""
+    from border_py.config import ConfigError
+
+    where = f"{path} line {n}"
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: not JSON: {exc}") from exc
+    if not isinstance(entry, dict) or entry.get("run_id") != run_dir.mlflow_run_id():
+        raise ConfigError(
+            f"{where}: names the MLflow run {entry.get('run_id') if isinstance(entry, dict) else None!r}, "
+            f"not this run's ({run_dir.mlflow_run_id()!r}): refused"
+        )
+    artifacts = entry.get("artifacts", {})
+    if not isinstance(artifacts, dict):
+        raise ConfigError(f"{where}: artifacts must be a mapping")
+    entry["artifacts"] = {name: _inside(run_dir, where, local) for name, local in artifacts.items()}
+    return entry
+
+
+def _inside(run_dir: RunDir, where: str, local: object) -> Path:
+    """``local`` (relative to the run directory; an older border_py wrote it relative to where training
+    ran) as a saved model's directory inside the run directory."""
+    from border_py.config import ConfigError
+
+    root = run_dir.path.resolve()
+    candidates = [] if not isinstance(local, str) else [run_dir.path / local, Path(local)]
+    for candidate in candidates:
+        resolved = candidate.resolve()
+        if resolved.is_relative_to(root) and resolved != root and not candidate.is_symlink():
+            if not resolved.is_dir():
+                raise FileNotFoundError(f"{where}: the artifact {local!r} is gone from {run_dir.path}")
+            return resolved
+    raise ConfigError(f"{where}: the artifact {local!r} is not inside {run_dir.path}: refused")

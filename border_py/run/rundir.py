@@ -27,9 +27,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from border_py.checkpoint import TRAINER_STATE_FILE, clear_checkpoints, resolve_saved
+from border_py.checkpoint import TRAINER_STATE_FILE, resolve_saved
 from border_py.config import ConfigError, parse_yaml
-from border_py.model_dir import ModelDir
+from border_py.model_dir import ModelDir, clear_checkpoints
 from border_py.run.codec import Trust, dump_experiment, experiment_from_dict
 from border_py.run.experiment import AnyExperiment
 from border_py.trainer.result import TrainResult, parse_evaluations

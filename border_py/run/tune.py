@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 import warnings
@@ -78,22 +79,64 @@ def decode(value: Any) -> Any:
 
 
 def suggest(trial: Any, key: str, spec: Any) -> Any:
-    """The trial's value for ``key`` from its distribution ``spec``.
+    """The trial's value for ``key`` from its distribution ``spec`` (a retried trial's fixed value is
+    checked against it: `checked_param`).
 
     Raises:
-        ConfigError: ``spec`` is not a known distribution.
+        ConfigError: ``spec`` is not a known distribution, or the value lies outside it.
     """
     if isinstance(spec, dict) and "float" in spec:
         low, high = spec["float"]
-        return trial.suggest_float(key, float(low), float(high), log=bool(spec.get("log", False)))
-    if isinstance(spec, dict) and "int" in spec:
+        value = trial.suggest_float(key, float(low), float(high), log=bool(spec.get("log", False)))
+    elif isinstance(spec, dict) and "int" in spec:
         low, high = spec["int"]
-        return trial.suggest_int(key, int(low), int(high), log=bool(spec.get("log", False)))
-    if isinstance(spec, dict) and isinstance(spec.get("choice"), list):
-        return decode(trial.suggest_categorical(key, [_choice(c) for c in spec["choice"]]))
-    raise ConfigError(
-        f"search space {key}: {spec!r} is not {{float: [lo, hi]}}, {{int: [lo, hi]}} or {{choice: [...]}}"
-    )
+        value = trial.suggest_int(key, int(low), int(high), log=bool(spec.get("log", False)))
+    elif isinstance(spec, dict) and isinstance(spec.get("choice"), list):
+        value = decode(trial.suggest_categorical(key, [_choice(c) for c in spec["choice"]]))
+    else:
+        raise ConfigError(
+            f"search space {key}: {spec!r} is not {{float: [lo, hi]}}, {{int: [lo, hi]}} or {{choice: [...]}}"
+        )
+    return checked_param(key, spec, value, f"trial {trial.number}")
+
+
+def checked_param(key: str, spec: Any, value: Any, where: str) -> Any:
+    """``value`` if its distribution ``spec`` can draw it. A study is data: a parameter a poisoned study
+    holds (another field, an import path) never reaches an experiment.
+
+    Raises:
+        ConfigError: it cannot (``where`` and the key named).
+    """
+    if "choice" in spec:
+        ok = value in spec["choice"]
+    else:
+        low, high = spec["float"] if "float" in spec else spec["int"]
+        kind = float if "float" in spec else int
+        ok = isinstance(value, kind) and not isinstance(value, bool) and low <= value <= high
+    if not ok:
+        raise ConfigError(f"{where}: {key} = {value!r} is not in the search space's {spec!r}: refused")
+    return value
+
+
+def _trial_dir(setup: TuneSetup, trial: Any) -> tuple[Path, bool]:
+    """The trial's run directory (``<out>/trial_NNNN``) and whether it is a retry of a killed trial, which
+    trains on in the killed one's directory (the retry inherits its user attributes). The study names
+    only the directory's name, and only one of this form: it never picks a directory elsewhere.
+
+    Raises:
+        ConfigError: the study names another directory.
+    """
+    named = trial.user_attrs.get("model_dir")
+    if named is None:
+        name = f"trial_{trial.number:04d}"
+        trial.set_user_attr("model_dir", name)
+        return setup.out / name, False
+    name = Path(str(named)).name  # an older border_py stored <out>/trial_NNNN whole
+    inside = Path(str(named)) == Path(name) or Path(str(named)).parent.resolve() == setup.out.resolve()
+    if not (inside and re.fullmatch(r"trial_\d{4,}", name)):
+        raise ConfigError(f"trial {trial.number}: the study names the run directory {named!r}, not "
+                          f"{setup.out}/trial_NNNN: refused")  # fmt: skip
+    return setup.out / name, True
 
 
 def with_params(base: dict[str, Any], params: dict[str, Any], source: str) -> dict[str, Any]:
@@ -110,11 +153,7 @@ def _objective(setup: TuneSetup) -> Any:
 
     def objective(trial: optuna.Trial) -> float:
         params = {key: suggest(trial, key, spec) for key, spec in setup.space.items()}
-        # A retry of a killed trial inherits its user attributes (RetryFailedTrialCallback copies them):
-        # it trains on in the killed trial's run directory.
-        retried = "model_dir" in trial.user_attrs
-        model_dir = Path(trial.user_attrs.get("model_dir", setup.out / f"trial_{trial.number:04d}"))
-        trial.set_user_attr("model_dir", str(model_dir))
+        model_dir, retried = _trial_dir(setup, trial)
         data = with_params(
             setup.base, {**params, "trainer.model_dir": str(model_dir)}, f"trial {trial.number}"
         )
@@ -181,7 +220,11 @@ def write_best(study: Any, setup: TuneSetup) -> Path | None:
     if not complete:
         return None
     best = max(complete, key=lambda t: t.value)
-    params = {key: decode(value) for key, value in best.params.items()}
+    where = f"{study.study_name}, best trial {best.number}"
+    unknown = sorted(set(best.params) - set(setup.space))
+    if unknown:
+        raise ConfigError(f"{where}: the parameters {unknown} are not in the search space: refused")
+    params = {key: checked_param(key, setup.space[key], decode(v), where) for key, v in best.params.items()}
     data = with_params(setup.base, params, f"best trial {best.number}")
     data = {**data, "trainer": {**data["trainer"], "model_dir": None}}
     path = setup.out / "best.yaml"

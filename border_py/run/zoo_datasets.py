@@ -33,10 +33,11 @@ import gymnasium as gym
 import numpy as np
 
 from border_py.base.policy import Policy
-from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.checkpoint import load_meta
 from border_py.datasets import CollectionReport, DatasetInfo, collect, datasets_path
 from border_py.envs import Act, GymEnvConfig, Obs
 from border_py.evaluator import DefaultEvaluatorConfig
+from border_py.model_dir import latest_checkpoint
 from border_py.replay_buffer.dataset import load_columns
 from border_py.run import zoo
 from border_py.run.commands import TrainOptions, train

@@ -19,7 +19,8 @@ from border_py.base.agent import Agent
 from border_py.base.evaluator import Evaluator
 from border_py.base.recorder import Recorder
 from border_py.base.typevars import A, O
-from border_py.checkpoint import Writer, prune_checkpoints, save_checkpoint
+from border_py.checkpoint import Writer, save_checkpoint
+from border_py.model_dir import prune_checkpoints
 from border_py.record import Record
 from border_py.trainer.config import TrainerConfig
 from border_py.trainer.result import (

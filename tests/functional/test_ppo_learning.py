@@ -22,7 +22,7 @@ from border_py import (
 )
 from border_py.agents import Ppo, PpoConfig
 from border_py.base import Spaces
-from border_py.checkpoint import latest_checkpoint
+from border_py.model_dir import latest_checkpoint
 from border_py.run import AnyExperiment, Experiment, evaluate, zoo
 from tests.zoo_runs import median_of_three_seeds, train_quietly, zoo_experiment
 

@@ -26,8 +26,8 @@ from border_py import (
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, Iqn, IqnConfig, Sac, SacConfig
 from border_py.base import Spaces
 from border_py.base.agent import Agent
-from border_py.checkpoint import latest_checkpoint
 from border_py.envs import Act, GymEnv, Obs
+from border_py.model_dir import latest_checkpoint
 from border_py.recorders import BufferedRecorder
 from border_py.replay_buffer.transition import TransitionBatch
 from border_py.seeding import seed_everything

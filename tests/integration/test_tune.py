@@ -40,6 +40,7 @@ def _kill_mid_trial(command: list[str], storage: str, tmp_path: Path) -> int:
     """Starts the study and kills it with SIGKILL while its third trial or a later one runs; returns the
     killed trial's number."""
     env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
+    out = Path(command[command.index("--out") + 1])
     silent = subprocess.DEVNULL
     proc = subprocess.Popen(
         command, cwd=tmp_path, env=env, start_new_session=True, stdout=silent, stderr=silent
@@ -56,7 +57,7 @@ def _kill_mid_trial(command: list[str], storage: str, tmp_path: Path) -> int:
             if (
                 running
                 and "model_dir" in running[0].user_attrs
-                and Path(running[0].user_attrs["model_dir"]).exists()
+                and (out / running[0].user_attrs["model_dir"]).exists()  # a name under --out
             ):
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -107,3 +108,65 @@ def test_a_killed_study_resumes_without_a_lost_or_repeated_trial_and_its_best_ya
     assert f"--config {best}" in done.stdout
     assert main(["train", "--config", str(best), "--model-dir", str(tmp_path / "best"), "--no-progress",
                  "--set", "trainer.max_opts=50", "trainer.eval_interval=50"]) == 0  # fmt: skip
+
+
+def _setup(tmp_path: Path) -> Any:
+    from border_py.run import zoo
+    from border_py.run.tune import TuneSetup
+
+    base = zoo.entry("dqn", "CartPole-v1").data
+    return TuneSetup(base=base, source="zoo", space=zoo.search_space("dqn"), out=tmp_path / "trials")
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"env.name": "evil:Env-v0"}, r"the parameters \['env.name'\] are not in the search space"),
+        ({"agent.lr": 5.0}, r"agent.lr = 5.0 is not in the search space's"),
+        ({"agent.hidden": "[100000000]"}, r"agent.hidden = \[100000000\] is not in the search space's"),
+    ],
+)
+def test_a_poisoned_study_never_writes_its_parameters_into_best_yaml(
+    params: dict[str, Any], match: str, tmp_path: Path
+) -> None:
+    """A study's storage is data: a COMPLETE trial planted with another field (an import path) or a value
+    its distribution cannot draw is refused, and best.yaml is not written."""
+    from border_py.config import ConfigError
+    from border_py.run.tune import write_best
+
+    study = optuna.create_study(direction="maximize", study_name="s")
+    planted = optuna.trial.create_trial(
+        params=params,
+        distributions={k: optuna.distributions.CategoricalDistribution([v]) for k, v in params.items()},
+        value=500.0,
+    )
+    study.add_trial(planted)
+    setup = _setup(tmp_path)
+    setup.out.mkdir()
+    with pytest.raises(ConfigError, match=match):
+        write_best(study, setup)
+    assert not (setup.out / "best.yaml").exists()
+
+
+def test_a_trial_trains_only_in_its_own_directory_under_out(tmp_path: Path) -> None:
+    """A retried trial's directory comes from the study; one outside ``--out`` (where tune would train with
+    --overwrite, deleting another directory's runs) is refused."""
+    from types import SimpleNamespace
+
+    from border_py.config import ConfigError
+    from border_py.run.tune import _trial_dir
+
+    setup = _setup(tmp_path)
+
+    def trial(named: str | None) -> Any:
+        attrs = {} if named is None else {"model_dir": named}
+        return SimpleNamespace(number=3, user_attrs=attrs, set_user_attr=attrs.__setitem__)
+
+    fresh = trial(None)
+    assert _trial_dir(setup, fresh) == (setup.out / "trial_0003", False)
+    assert fresh.user_attrs == {"model_dir": "trial_0003"}  # the name, never a path
+    assert _trial_dir(setup, trial("trial_0003")) == (setup.out / "trial_0003", True)
+    assert _trial_dir(setup, trial(str(setup.out / "trial_0003"))) == (setup.out / "trial_0003", True)
+    for hostile in (str(tmp_path / "victim"), "/", "../trial_0003", str(tmp_path / "x" / "trial_0003")):
+        with pytest.raises(ConfigError, match="the study names the run directory"):
+            _trial_dir(setup, trial(hostile))

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from border_py.agents import DqnConfig
-from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.checkpoint import load_meta
+from border_py.model_dir import latest_checkpoint
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
 

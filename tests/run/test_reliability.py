@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from border_py.checkpoint import latest_checkpoint
+from border_py.model_dir import latest_checkpoint
 from border_py.run.cli import main
 from tests.run.conftest import make_dataset
 from tests.run.tiny import tiny_config
@@ -179,3 +180,32 @@ def test_a_damaged_trainer_state_is_blamed_on_its_file_not_on_the_config(
     assert line.startswith(f"error: {state}: "), line  # not "config.yaml with --set: trainer: ..."
     assert says in line
     assert snapshot(finished_run) == before
+
+
+@pytest.mark.parametrize(
+    ("entry", "match"),
+    [
+        (
+            {"run_id": "someone-else", "metrics": []},
+            r"names the MLflow run 'someone-else', not this run's \('r1'\)",
+        ),
+        ({"run_id": "r1", "artifacts": {"x": "/etc"}}, r"the artifact '/etc' is not inside"),
+        ({"run_id": "r1", "artifacts": {"x": "../outside"}}, r"the artifact '../outside' is not inside"),
+        ({"run_id": "r1", "artifacts": {"best": "best"}}, r"the artifact 'best' is gone from"),
+    ],
+)
+def test_upload_sends_only_this_runs_entries_and_files_inside_it_checking_every_line_first(
+    entry: dict[str, object], match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A spill file is data: it picks neither the MLflow run records go to nor the files sent. A refused
+    line is found before anything is sent (no server is contacted) and the file stays."""
+    run = tmp_path / "run"
+    (tmp_path / "outside").mkdir()
+    run.mkdir()
+    (run / "mlflow_run_id").write_text("r1")
+    spill = run / "mlflow_unsent.jsonl"
+    spill.write_text(json.dumps({"run_id": "r1", "status": "KILLED"}) + "\n" + json.dumps(entry) + "\n")
+    assert main(["upload", "--model-dir", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(rf"mlflow_unsent.jsonl line 2: {match}", err), err
+    assert spill.is_file()

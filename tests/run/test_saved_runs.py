@@ -3,7 +3,6 @@ checkpoint (and what it skips), evaluation of a saved model by name, damaged sav
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -12,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta, save_checkpoint
+from border_py.checkpoint import TRAINER_STATE_FILE, load_meta, save_checkpoint
+from border_py.model_dir import latest_checkpoint
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
-from border_py.run.rundir import RunDir
 from border_py.run.zoo_datasets import _final_checkpoint
 from border_py.trainer.config import TrainerConfig
 from tests.run.tiny import tiny_config
@@ -284,105 +283,3 @@ def test_a_ppo_run_stopped_inside_a_rollout_resumes_and_finishes_it(tmp_path: Pa
     with pytest.warns(UserWarning, match="a vector env starts new episodes on resume"):
         assert _main("resume", *common, "trainer.max_env_steps=600") == 0
     assert load_meta(run / "2")["env_steps"] == 600
-
-
-@pytest.mark.parametrize(
-    ("changes", "match"),
-    [
-        (
-            ["trainer.max_opts=null", "trainer.max_env_steps=50"],
-            r"trainer.max_env_steps \(50\) ends before the first update: trainer.warmup_period is 100",
-        ),
-        (
-            ["trainer.eval_interval=100"],
-            r"at most 40 opt steps .* fewer than trainer.eval_interval \(100\): no evaluation would run",
-        ),
-    ],
-)
-def test_a_budget_that_ends_before_the_first_update_or_evaluation_is_refused_up_front(
-    changes: list[str], match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run = tmp_path / "run"
-    assert (
-        _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), "--set", *changes)
-        == 2
-    )
-    assert re.search(match, capsys.readouterr().err)
-    assert not run.exists()
-
-
-def test_a_resume_that_would_train_nothing_is_refused_naming_the_limit_reached(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A run bounded by env steps, resumed with more opt steps only (it used to exit 0 having trained
-    nothing), and a finished run resumed as it was."""
-    run = tmp_path / "run"
-    bounded = ["--set", "trainer.max_opts=null", "trainer.max_env_steps=160"]
-    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run), *bounded) == 0
-    saved = (run / "config.yaml").read_bytes()
-    capsys.readouterr()
-    assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_opts=500") == 2
-    err = capsys.readouterr().err
-    assert (
-        "the run is at env steps 160 already and trainer.max_env_steps is 160: it would train nothing" in err
-    )
-    assert (run / "config.yaml").read_bytes() == saved
-    assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_env_steps=200") == 0
-    assert RunDir(run).last_result().env_steps == 200
-
-
-@pytest.mark.parametrize(
-    ("damage", "match"),
-    [
-        ("agent.device=meta", "'device' 'meta': border_py's agents run on 'cpu' and 'cuda'"),
-        ("agent.device=mps", "'device' 'mps': border_py's agents run on 'cpu' and 'cuda'"),
-        ("buffer", "40/replay_buffer.npz is not a readable replay buffer file"),
-        ("rng", "40/trainer_state.json: rng: not a saved set of RNG states: OverflowError"),
-    ],
-)
-def test_a_resume_refused_while_it_loads_writes_nothing_at_all(
-    damage: str, match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Neither config.yaml nor a TensorBoard event file: a meta device or a negative RNG state used to fail
-    with a traceback after both were written, a damaged buffer after the event file."""
-    run = tmp_path / "run"
-    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
-    changes = ["trainer.max_opts=60"]
-    if damage == "buffer":
-        buffer = run / "40" / "replay_buffer.npz"
-        buffer.write_bytes(buffer.read_bytes()[:300])
-    elif damage == "rng":
-        file = run / "40" / TRAINER_STATE_FILE
-        state = json.loads(file.read_text())
-        state["rng"]["python"][1][5] = -3
-        file.write_text(json.dumps(state))
-    else:
-        changes.append(damage)
-    before = {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()}
-    capsys.readouterr()
-    assert _main("resume", "--model-dir", str(run), "--set", *changes) == 2
-    err = capsys.readouterr().err
-    assert match in err
-    assert len(err.strip().splitlines()) == 1
-    assert {p.relative_to(run): p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
-
-
-@pytest.mark.parametrize("verb", ["eval", "resume"])
-def test_a_config_yaml_with_aliases_or_deep_nesting_is_refused_in_one_line(
-    verb: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run = tmp_path / "run"
-    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
-    config = run / "config.yaml"
-    good = config.read_text()
-    for hostile, match in [
-        ("x: &a [1, 2, 3, 4]\ny: &b [*a, *a, *a, *a]\n", "the alias *a is refused"),
-        ("deep: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested deeper than 64 levels"),
-    ]:
-        config.write_text(hostile + good)
-        capsys.readouterr()
-        assert _main(verb, "--model-dir", str(run)) == 2
-        err = capsys.readouterr().err
-        assert f"{config}: not valid YAML: " in err
-        assert match in err
-        assert len(err.strip().splitlines()) == 1

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.checkpoint import load_meta
+from border_py.model_dir import latest_checkpoint
 from border_py.run import codec
 from border_py.trainer import ResumeWarning
 from tests.run.conftest import as_overrides, make_dataset, tiny_changes

@@ -21,7 +21,8 @@ import torch
 from border_py import DefaultEvaluatorConfig, GymEnvConfig
 from border_py.agents import Dqn, DqnConfig
 from border_py.base import Spaces
-from border_py.checkpoint import checkpoint_problem, periodic_checkpoints, resolve_saved, saved_model_problem
+from border_py.checkpoint import checkpoint_problem, resolve_saved, saved_model_problem
+from border_py.model_dir import periodic_checkpoints
 
 ROOT = Path(__file__).parents[2]
 
@@ -30,6 +31,7 @@ import os, shutil, signal, sys
 from pathlib import Path
 import torch
 import border_py.checkpoint as checkpoint
+from border_py.model_dir import clear_checkpoints, latest_checkpoint
 from border_py import (BufferedRecorder, DefaultEvaluatorConfig, GymEnvConfig, NStepStepProcessorConfig,
                        SimpleReplayBufferConfig, Trainer, TrainerConfig, configure_torch, seed_everything)
 from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig
@@ -75,9 +77,9 @@ agent = Dqn(DqnConfig(hidden=(16,), batch_size=16, target_update_interval=10,
                       explorer=EpsilonGreedyConfig(final_step=200)),
             Spaces(obs_shape=(4,), n_actions=2), seed=3)
 eval_env = GymEnvConfig(name="CartPole-v1").build(seed=4)
-resume_from = checkpoint.latest_checkpoint(model_dir)
+resume_from = latest_checkpoint(model_dir)
 if resume_from is None:
-    checkpoint.clear_checkpoints(model_dir) if model_dir.is_dir() else None
+    clear_checkpoints(model_dir) if model_dir.is_dir() else None
 trainer.train(agent, BufferedRecorder(), DefaultEvaluatorConfig(n_episodes=1).build(eval_env),
               resume_from=resume_from)
 torch.save(agent.net.state_dict(), model_dir / "final_qnet.pt")

@@ -18,7 +18,8 @@ import pytest
 import torch
 
 from border_py import BufferedRecorder, Trainer, TrainerConfig
-from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.checkpoint import load_meta
+from border_py.model_dir import latest_checkpoint
 from border_py.testing import (
     CountingEnvConfig,
     FakeAgent,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,17 +15,19 @@ import pytest
 from border_py.checkpoint import (
     TRAINER_STATE_FILE,
     checkpoint_problem,
-    clear_checkpoints,
     ensure_writable_dir,
-    latest_checkpoint,
     load_meta,
-    periodic_checkpoints,
-    previous_run,
-    prune_checkpoints,
     recover_model_dir,
     remove_checkpoint,
     resolve_saved,
     save_checkpoint,
+)
+from border_py.model_dir import (
+    clear_checkpoints,
+    latest_checkpoint,
+    periodic_checkpoints,
+    previous_run,
+    prune_checkpoints,
     skipped_checkpoints,
 )
 
@@ -241,3 +244,16 @@ def test_replacing_a_linked_best_replaces_the_link_not_its_target(tmp_path: Path
     assert load_meta(model_dir / "best")["score"] == 1.0
     assert load_meta(victim)["opt_steps"] == 30
     assert sorted(p.name for p in model_dir.iterdir()) == ["best"]
+
+
+def test_the_write_probe_never_follows_a_link_planted_under_its_name(tmp_path: Path) -> None:
+    """A ``.write-probe-<pid>`` link for every pid used to let the probe truncate the file it points to,
+    outside the directory, before the lock was taken."""
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    run = tmp_path / "run"
+    run.mkdir()
+    for pid in {os.getpid(), *range(os.getpid() - 3, os.getpid() + 4)}:
+        (run / f".write-probe-{pid}").symlink_to(outside)
+    ensure_writable_dir(run)
+    assert outside.read_text() == "keep me"

@@ -19,7 +19,8 @@ from border_py import (
 )
 from border_py.agents import Dqn, DqnConfig
 from border_py.base import Spaces
-from border_py.checkpoint import latest_checkpoint, load_meta
+from border_py.checkpoint import load_meta
+from border_py.model_dir import latest_checkpoint
 from border_py.replay_buffer.storage import COLUMNS
 from border_py.testing import (
     FakeAgent,

@@ -21,7 +21,8 @@ from border_py import (
 )
 from border_py.agents import Dqn, DqnConfig
 from border_py.base import Spaces
-from border_py.checkpoint import clear_checkpoints, load_meta
+from border_py.checkpoint import load_meta
+from border_py.model_dir import clear_checkpoints
 from border_py.testing import (
     FakeAgent,
     ScriptedEvaluator,

@@ -14,7 +14,8 @@ import pytest
 
 from border_py import BufferedRecorder, Record, TrainerConfig, TrainingInterrupted
 from border_py.base.replay_buffer import ReplayBuffer
-from border_py.checkpoint import TRAINER_STATE_FILE, latest_checkpoint, load_meta
+from border_py.checkpoint import TRAINER_STATE_FILE, load_meta
+from border_py.model_dir import latest_checkpoint
 from border_py.testing import (
     FakeAgent,
     FakeItem,
