@@ -27,12 +27,13 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from border_py.config import ConfigError
 from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
 from border_py.run.arguments import resume_data, saved_experiment, train_arguments
+from border_py.run.experiment import AnyExperiment
 from border_py.run.recording import RECORDERS, Tracking
 from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted
 
@@ -63,7 +64,9 @@ def add_run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> No
     if not recording:  # tune: each trial records to TensorBoard in its own run directory
         return
     parser.add_argument(
-        "--recorder", choices=RECORDERS, default="tensorboard", help="TensorBoard, or TensorBoard and MLflow"
+        "--recorder",
+        choices=RECORDERS,
+        help="TensorBoard, or TensorBoard and MLflow (default: tensorboard; resume: what the run used)",
     )
     parser.add_argument("--experiment", help="the MLflow experiment (default: <algo>-<env>)")
     parser.add_argument("--run-name", help="the MLflow run's name (default: <algo>-<env>-seed<N>)")
@@ -181,12 +184,24 @@ def train_data(data: dict[str, Any], source: str, args: argparse.Namespace, resu
         resume=resume,
         overwrite=getattr(args, "overwrite", False),
         progress=not args.no_progress,
-        recorder=args.recorder,
+        recorder=args.recorder or _recorder_of(experiment, resume),
         source=source,
         tracking=_tracking(args),
     )
     train(experiment, options)
     return 0
+
+
+def _recorder_of(experiment: AnyExperiment, resume: bool) -> Literal["tensorboard", "mlflow"]:
+    """The recorder when ``--recorder`` is not given: a resumed run continues with MLflow when it recorded
+    to an MLflow run (its id kept in the run directory; the server is ``MLFLOW_TRACKING_URI``'s, never one
+    the directory names), else TensorBoard."""
+    from border_py.run.commands import model_dir_of
+    from border_py.run.rundir import RunDir
+
+    if resume and RunDir(model_dir_of(experiment)).mlflow_run_id() is not None:
+        return "mlflow"
+    return "tensorboard"
 
 
 def saved_model_command(args: argparse.Namespace) -> int:

@@ -283,3 +283,23 @@ def test_a_ppo_run_stopped_inside_a_rollout_resumes_and_finishes_it(tmp_path: Pa
     with pytest.warns(UserWarning, match="a vector env starts new episodes on resume"):
         assert _main("resume", *common, "trainer.max_env_steps=600") == 0
     assert load_meta(run / "2")["env_steps"] == 600
+
+
+def test_a_resume_continues_with_the_recorder_its_run_used_unless_told_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interrupt's hint (``border-py resume --model-dir D``) used to drop ``--recorder mlflow``: the
+    MLflow run stayed KILLED, its later steps lost. A run directory that holds an MLflow run id resumes
+    with MLflow; ``--recorder`` still decides when given."""
+    import border_py.run.commands as commands
+
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    chosen: list[str] = []
+    monkeypatch.setattr(commands, "train", lambda experiment, options: chosen.append(options.recorder))
+    assert _main("resume", "--model-dir", str(run)) == 0
+    (run / "mlflow_run_id").write_text("0123abcd")
+    assert _main("resume", "--model-dir", str(run)) == 0
+    assert _main("resume", "--model-dir", str(run), "--recorder", "tensorboard") == 0
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(tmp_path / "b")) == 0
+    assert chosen == ["tensorboard", "mlflow", "tensorboard", "tensorboard"]
