@@ -307,22 +307,43 @@ def apply_overrides(
                 raise ConfigError(f"{source} {override!r}: {'.'.join(parts[: i + 1])} is not a section")
             node = node[part]
         last = parts[-1]
-        if last not in node and not _is_field(result, parts):
-            raise ConfigError(f"{source} {override!r}: unknown key {key!r}; known here: {sorted(node)}")
+        fields = _fields_of(result, parts[:-1])
+        if last not in node and last not in fields:
+            known = sorted(set(node) | fields)
+            raise ConfigError(
+                f"{source} {override!r}: unknown key {key!r}{_did_you_mean(last, known)}; known here: {known}"
+            )
         node[last] = parse_value(text)
     return result
 
 
-def _is_field(data: Mapping[str, Any], parts: list[str]) -> bool:
-    """Whether ``parts`` name a field of a top-level component's config class (omitted in the data)."""
-    if len(parts) != 2 or not isinstance(data.get(parts[0]), Mapping):
-        return False
-    section, tag = parts[0], data[parts[0]].get("type", DEFAULT_TAGS.get(parts[0]))
-    if section in TAGS and isinstance(tag, str) and tag in TAGS[section]:
-        return parts[1] in {a.name for a in attrs.fields(_import(TAGS[section][tag]))}
-    if section in PLAIN:
-        return parts[1] in {a.name for a in attrs.fields(_import(PLAIN[section]))}
-    return False
+def _fields_of(data: Mapping[str, Any], section: list[str]) -> set[str]:
+    """The fields the config at ``section`` takes, present in the data or not: the experiment's top-level
+    ones (``init_from``, ``torch_threads``), or those of a top-level component's config class."""
+    if not section:
+        from border_py.run.experiment import Experiment, OfflineExperiment
+
+        offline = data.get("dataset") is not None  # null: not set (as `experiment_from_dict` reads it)
+        return {a.name for a in attrs.fields(OfflineExperiment if offline else Experiment)}
+    if len(section) != 1 or not isinstance(data.get(section[0]), Mapping):
+        return set()
+    name, tag = section[0], data[section[0]].get("type", DEFAULT_TAGS.get(section[0]))
+    if name in TAGS and isinstance(tag, str) and tag in TAGS[name]:
+        return {a.name for a in attrs.fields(_import(TAGS[name][tag]))}
+    if name in PLAIN:
+        return {a.name for a in attrs.fields(_import(PLAIN[name]))}
+    return set()
+
+
+def _did_you_mean(key: str, known: list[str]) -> str:
+    """``; did you mean 'actor_lr', 'critic_lr'?`` for a near miss: a close spelling, or a field that has
+    ``key`` as one of its ``_``-separated words (``lr`` -> ``actor_lr``)."""
+    import difflib
+
+    close = difflib.get_close_matches(key, known, n=3, cutoff=0.75)
+    words = [k for k in known if key in k.split("_") and k not in close]
+    found = [*close, *words][:4]
+    return f"; did you mean {', '.join(repr(k) for k in found)}?" if found else ""
 
 
 def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:

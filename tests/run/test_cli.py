@@ -156,3 +156,23 @@ def test_the_console_script_and_python_m_run_the_same_cli(tmp_path: Path) -> Non
     bad = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1
+
+
+def test_set_accepts_every_key_the_yaml_accepts_and_a_near_miss_gets_suggestions() -> None:
+    """``--set init_from=...`` (the AWAC page's fine-tuning command) used to be an unknown key; an unknown
+    key listed only the keys present, with no suggestion (``agent.lr`` for SAC)."""
+    from border_py.config import ConfigError
+    from border_py.run import codec, zoo
+
+    awac = codec.apply_overrides(zoo.entry("awac", "Pendulum-v1").data, ["init_from=runs/a/best"])
+    assert awac["init_from"] == "runs/a/best"
+    sac = zoo.entry("sac", "Pendulum-v1").data
+    assert codec.apply_overrides(sac, ["torch_threads=2"])["torch_threads"] == 2
+    with pytest.raises(
+        ConfigError, match=r"did you mean 'actor_lr', 'alpha_lr', 'critic_lr'\?; known here: .*'init_alpha'"
+    ):
+        codec.apply_overrides(sac, ["agent.lr=1e-3"])
+    with pytest.raises(ConfigError, match=r"unknown key 'trainer.max_opt'; did you mean 'max_opts'\?"):
+        codec.apply_overrides(sac, ["trainer.max_opt=10"])
+    with pytest.raises(ConfigError, match=r"unknown key 'init_from'; known here"):  # offline: no such field
+        codec.apply_overrides(zoo.entry("awac", "pendulum-medium-v0").data, ["init_from=x"])
