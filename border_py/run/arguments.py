@@ -66,7 +66,13 @@ def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
             raise ConfigError("give ALGO --env ENV (the zoo) or --config FILE, not both")
         return config_file(args.config, trust(args)), str(args.config)
     if not args.algo or not args.env:
-        raise ConfigError("train needs ALGO --env ENV (border-py zoo lists them) or --config FILE")
+        swallowed = [word for word in args.set if "=" not in word]
+        hint = (
+            f"; --set took {swallowed[0]!r} (it takes every word up to the next flag: give ALGO before it)"
+            if swallowed
+            else ""
+        )
+        raise ConfigError(f"train needs ALGO --env ENV (border-py zoo lists them) or --config FILE{hint}")
     module, user_env, name = args.env.partition(":")
     gym_id = bool(user_env) and GYM_ID.match(name) is not None
     if gym_id:  # Gymnasium's module:EnvId-v0: importing the module registers the id

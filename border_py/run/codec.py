@@ -299,7 +299,10 @@ def apply_overrides(
     for override in overrides:
         key, sep, text = override.partition("=")
         if not sep or not key:
-            raise ConfigError(f"{source} {override!r}: expected key=value (e.g. agent.lr=3e-4)")
+            raise ConfigError(
+                f"{source} {override!r}: expected key=value (e.g. agent.lr=3e-4); --set takes every word "
+                "up to the next flag, so give ALGO and other words before it"
+            )
         parts = key.split(".")
         node: Any = result
         for i, part in enumerate(parts[:-1]):

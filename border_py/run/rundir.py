@@ -163,7 +163,7 @@ class RunDir(ModelDir):
         if self.config_file.is_symlink() or not self.config_file.is_file():
             raise FileNotFoundError(
                 f"{self.config_file} not found (or not a plain file): {self.path} holds no run started by "
-                "border-py; give the experiment with --config"
+                "border-py; check --model-dir (eval, video and export also take the experiment as --config)"
             )
         try:
             data = parse_yaml(self.config_file.read_text(), str(self.config_file))

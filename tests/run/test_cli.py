@@ -60,13 +60,17 @@ def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
             "'lr' must be > 0.0: -1.0 @ zoo dqn.yaml CartPole-v1 with --set: agent",
         ),
         (["train", "dqn", "--env", "CartPole-v1", "--set", "agent.lr"], "expected key=value"),
+        (
+            ["train", "--set", "agent.lr=1e-3", "dqn", "--env", "CartPole-v1"],
+            "--set took 'dqn' (it takes every word up to the next flag: give ALGO before it)",
+        ),
         (["train", "nosuch", "--env", "CartPole-v1"], "no algorithm 'nosuch' in the zoo"),
         (["train", "dqn", "--env", "Pendulum-v1"], "DQN needs discrete actions"),
         (["train", "dqn", "--env", "NoSuchEnv-v0"], "NoSuchEnv-v0"),
         (["train", "dqn", "--env", "CartPole-v1", "--variant", "nope"], "no variant 'nope'"),
         (["train", "dqn"], "train needs ALGO --env ENV"),
         (["eval", "--model-dir", "nowhere"], "config.yaml not found"),
-        (["resume", "--model-dir", "nowhere"], "config.yaml not found"),
+        (["resume", "--model-dir", "nowhere"], "holds no run started by border-py; check --model-dir"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2_before_anything_is_written(
