@@ -26,6 +26,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.cli_parser import Parser
 from border_py.config import parse_yaml
 
 XAxis: TypeAlias = Literal["opt_steps", "env_steps"]
@@ -312,9 +313,7 @@ def plot(
 
 def parser(prog: str = "python -m border_py.plot") -> argparse.ArgumentParser:
     """The command line's parser (``border-py plot`` hands it its arguments)."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
     parser.add_argument("--key", default="eval/episode_return", help="the scalar to draw")
     parser.add_argument("--out", type=Path, default=Path("curve.png"), help="the figure file")

@@ -59,12 +59,13 @@ def _user_env(path: str) -> dict[str, Any]:
     return {"type": codec.tag_of("env", config), **to_dict(config)}
 
 
-def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """The experiment's plain data and where it came from: ``--config``, else the zoo."""
+def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str, tuple[str, ...]]:
+    """The experiment's plain data, where it came from (``--config``, else the zoo) and the notes to say
+    once the run's checks pass."""
     if args.config is not None:
         if args.algo or args.env or args.variant:
             raise ConfigError("give ALGO --env ENV (the zoo) or --config FILE, not both")
-        return config_file(args.config, trust(args)), str(args.config)
+        return config_file(args.config, trust(args)), str(args.config), ()
     if not args.algo or not args.env:
         swallowed = [word for word in args.set if "=" not in word]
         hint = (
@@ -78,15 +79,12 @@ def _experiment_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if gym_id:  # Gymnasium's module:EnvId-v0: importing the module registers the id
         import_user_module(module, f"--env {args.env!r}")
     entry = zoo.entry(args.algo, "custom" if user_env and not gym_id else args.env, args.variant)
-    data = entry.data
+    data, notes = entry.data, tuple[str, ...]()
     if user_env and not gym_id:
         data = {**data, "env": _user_env(args.env)}
     elif not entry.tuned:
-        print(
-            f"note: the zoo has no {args.algo} entry for {args.env}: using {args.algo}'s defaults",
-            file=sys.stderr,
-        )
-    return data, entry.source
+        notes = (f"note: the zoo has no {args.algo} entry for {args.env}: using {args.algo}'s defaults",)
+    return data, entry.source, notes
 
 
 def config_file(path: Path, trust_code: codec.Trust) -> dict[str, Any]:
@@ -110,10 +108,11 @@ def trust(args: argparse.Namespace) -> codec.Trust:
     return True
 
 
-def train_arguments(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+def train_arguments(args: argparse.Namespace) -> tuple[dict[str, Any], str, tuple[str, ...]]:
     """``train``'s experiment as plain data (zoo entry or ``--config``, then ``--seed``, ``--actors``,
-    ``--address``, ``--set`` and ``--model-dir``, else the default directory) and where it came from."""
-    data, source = _experiment_data(args)
+    ``--address``, ``--set`` and ``--model-dir``, else the default directory), where it came from and
+    the notes to say once the run's checks pass."""
+    data, source, notes = _experiment_data(args)
     flags = [f"trainer.seed={args.seed}"] if args.seed is not None else []
     if args.actors is not None or args.address is not None:
         data = zoo.merge(data, {"distributed": data.get("distributed") or {}})
@@ -128,7 +127,7 @@ def train_arguments(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         built = codec.experiment_from_dict(data, source)  # the default directory names its algo and seed
         env_id = args.env if args.env and ":" not in args.env else built.env_id
         trainer["model_dir"] = default_model_dir(built.algo, env_id, args.variant, built.trainer.seed)
-    return data, source
+    return data, source, notes
 
 
 def resume_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from border_py.cli_parser import Parser
 from border_py.config import ConfigError
 from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
@@ -75,7 +76,7 @@ def add_run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> No
 
 def parser() -> argparse.ArgumentParser:
     """The ``border-py`` command's parser (the command line reference is written from it)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="border-py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     from border_py import __version__
@@ -174,9 +175,12 @@ def resume_command(args: argparse.Namespace) -> int:
     return train_data(data, source, args, resume=True)
 
 
-def train_data(data: dict[str, Any], source: str, args: argparse.Namespace, resume: bool) -> int:
+def train_data(
+    data: dict[str, Any], source: str, args: argparse.Namespace, resume: bool, notes: tuple[str, ...] = ()
+) -> int:
     """Trains (or resumes) the experiment ``data`` (plain data, its ``trainer.model_dir`` set) with the
-    options the flags of `add_run_flags` give; ``overwrite`` where ``args`` has it."""
+    options the flags of `add_run_flags` give; ``overwrite`` where ``args`` has it; ``notes`` are said
+    once the run's checks pass."""
     from border_py.run.commands import TrainOptions, train
 
     experiment = codec.experiment_from_dict(data, source)
@@ -187,6 +191,7 @@ def train_data(data: dict[str, Any], source: str, args: argparse.Namespace, resu
         recorder=args.recorder or _recorder_of(experiment, resume),
         source=source,
         tracking=_tracking(args),
+        notes=notes,
     )
     train(experiment, options)
     return 0
@@ -232,8 +237,8 @@ def _zoo(algo: str | None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == "train":
-        data, source = train_arguments(args)
-        return train_data(data, source, args, resume=False)
+        data, source, notes = train_arguments(args)
+        return train_data(data, source, args, resume=False, notes=notes)
     if args.verb == "resume":
         return resume_command(args)
     if args.verb in ("eval", "video", "export"):

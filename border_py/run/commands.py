@@ -26,11 +26,13 @@ Examples:
 
 from __future__ import annotations
 
+import re
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TextIO
 
 import attrs
 
@@ -82,6 +84,9 @@ class TrainOptions:
     """The MLflow run's experiment, name and tags (with ``recorder="mlflow"``)."""
     quiet: bool = False
     """Print nothing (the summary line included)."""
+    notes: tuple[str, ...] = ()
+    """Lines for stderr, said once every check passed (the zoo's "no entry" note): a refused run's stderr
+    is its one error line."""
 
     def __attrs_post_init__(self) -> None:
         if self.resume and self.overwrite:
@@ -239,13 +244,13 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
         border_py.TrainingInterrupted: SIGINT or SIGTERM; a checkpoint was saved first.
     """
     options = options or TrainOptions()
-    if options.recorder == "mlflow":
-        from border_py.run.recording import check_tracking_server
+    with _held_back(options) as checked, RunDir(model_dir_of(experiment)).hold() as run_dir:
+        if options.recorder == "mlflow":
+            from border_py.run.recording import check_tracking_server
 
-        check_tracking_server()  # a server that is down: refused in seconds, before anything is written
-    seed_everything(experiment.trainer.seed)
-    configure_torch(experiment.torch_threads)
-    with RunDir(model_dir_of(experiment)).hold() as run_dir:
+            check_tracking_server()  # a server that is down: refused in seconds, before anything is written
+        seed_everything(experiment.trainer.seed)
+        configure_torch(experiment.torch_threads)
         resume_from, skipped = resume_scan(run_dir.path) if options.resume else (None, [])
         if options.resume:
             _say_resume(options, run_dir, resume_from, skipped)
@@ -253,6 +258,7 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
         if not fresh_start and resume_from is None:
             run_dir.refuse_another_run()
         with prepare(experiment, resume_from, options.observers, options.source, run_dir) as prepared:
+            checked()
             if fresh_start and run_dir.holds_a_run():
                 removed = run_dir.clear()
                 _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}", err=True)
@@ -272,6 +278,42 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
             result = _run_recorded(prepared, run_dir, experiment, options, resume_from, changes, later)
     _say(options, _summary(result))
     return result
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@contextmanager
+def _held_back(options: TrainOptions) -> Iterator[Callable[[], None]]:
+    """Holds back the options' notes and the warnings shown while a run is checked (Gymnasium's "out of
+    date" among them): a refused run's stderr is its one error line. Calling the yielded function (every
+    check passed) says each, one line apiece, and shows later warnings as Python does."""
+    kept = list(options.notes)
+    shown = warnings.showwarning
+
+    def keep(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        text = " ".join(ANSI.sub("", str(message)).split())
+        kept.append(f"warning: {text.removeprefix('WARN: ')}")
+
+    def checked() -> None:
+        warnings.showwarning = shown
+        for line in dict.fromkeys(kept):  # each env built warns alike: once is enough
+            _say(options, line, err=True)
+        kept.clear()
+
+    warnings.showwarning = keep
+    try:
+        yield checked
+    finally:
+        if warnings.showwarning is keep:
+            warnings.showwarning = shown
 
 
 def _resume_changes(run_dir: RunDir, experiment: AnyExperiment) -> dict[str, str]:

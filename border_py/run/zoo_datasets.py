@@ -34,6 +34,7 @@ import numpy as np
 
 from border_py.base.policy import Policy
 from border_py.checkpoint import load_meta
+from border_py.cli_parser import Parser
 from border_py.datasets import CollectionReport, DatasetInfo, collect, datasets_path
 from border_py.envs import Act, GymEnvConfig, Obs
 from border_py.evaluator import DefaultEvaluatorConfig
@@ -217,9 +218,7 @@ BUILDERS: dict[str, Callable[[Path, Path, int], list[CollectionReport]]] = {
 
 def parser(prog: str = "border-py datasets") -> argparse.ArgumentParser:
     """The command line's parser (``border-py datasets`` hands it its arguments)."""
-    parser = argparse.ArgumentParser(
-        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="+", choices=sorted(BUILDERS), default=["pendulum", "cartpole"])
     parser.add_argument(
         "--out", type=Path, default=Path("runs/datasets"), help="the Minari datasets' directory"

@@ -21,8 +21,8 @@ TINY = ["trainer.max_opts=60", "trainer.warmup_period=100", "trainer.eval_interv
 
 
 def _error(capsys: pytest.CaptureFixture[str]) -> str:
-    """The one error line (a ``note:`` line about the zoo may come before it)."""
-    err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("note: ")]
+    """The one line on stderr, an error."""
+    err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
     assert err[0].startswith("error: "), err
     return err[0]
@@ -160,6 +160,32 @@ def test_the_console_script_and_python_m_run_the_same_cli(tmp_path: Path) -> Non
     bad = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1
+    # Refused after its env was built: the zoo's note and Gymnasium's "out of date" warning were 4 lines.
+    late = [*command[:4], "CartPole-v0", "--set", "replay_buffer.capacity=10"]
+    bad = subprocess.run(late, capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.splitlines() == [bad.stderr.strip()]
+    assert bad.stderr.startswith("error: ")
+    assert "replay_buffer.capacity (10)" in bad.stderr
+    # argparse's own mistakes were the whole usage, then the error: nine lines.
+    bad = subprocess.run([*command[:5], "--seed", "one"], capture_output=True, text=True, cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr == (
+        "error: border-py train: argument --seed: invalid int value: 'one' "
+        "(border-py train --help says more)\n"
+    )
+
+
+@pytest.mark.filterwarnings("default::DeprecationWarning")
+def test_notes_and_warnings_come_one_line_each_once_the_run_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "dqn", "--env", "CartPole-v0", "--no-progress", "--set", *TINY]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "note: the zoo has no dqn entry for CartPole-v0: using dqn's defaults",
+        "warning: The environment CartPole-v0 is out of date. You should consider upgrading to version `v1`.",
+    ]
 
 
 def test_set_accepts_every_key_the_yaml_accepts_and_a_near_miss_gets_suggestions() -> None:
