@@ -41,7 +41,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -91,6 +91,25 @@ def ensure_writable_dir(path: Path) -> None:
         os.unlink(probe)
     except OSError as exc:
         raise PermissionError(f"model_dir {str(path)!r} is not writable: {exc}") from exc
+
+
+def open_saved(file: Path) -> BinaryIO:
+    """Opens a file of a save for reading, never through a symbolic link (``O_NOFOLLOW``): a model
+    directory is untrusted, and a link in it could make a load read any file of the machine.
+
+    Raises:
+        CheckpointError: ``file`` is a link (named).
+        OSError: it cannot be opened (a missing file raises `FileNotFoundError`).
+    """
+    try:
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if file.is_symlink():
+            raise CheckpointError(
+                f"{file} is a symbolic link: never followed inside a model directory"
+            ) from exc
+        raise
+    return os.fdopen(fd, "rb")
 
 
 def _fsync(path: Path) -> None:
@@ -198,6 +217,9 @@ def recover_model_dir(model_dir: Path) -> list[str]:
             done.append(f"removed the link {entry} (not what it points to)")
             continue
         if not entry.is_dir():
+            if match["kind"] == "tmp" and entry.is_file():  # a file written aside (config.yaml's) a kill cut
+                entry.unlink()
+                done.append(f"removed the unfinished write {entry}")
             continue
         target = model_dir / match["name"]
         if match["kind"] == "old" and not target.exists() and (entry / META_FILE).is_file():
@@ -219,7 +241,7 @@ def resolve_saved(path: Path) -> Path:
     asides = [
         p
         for p in path.parent.glob(f".{path.name}.old-*")
-        if _HIDDEN.match(p.name) and (p / META_FILE).is_file()
+        if _HIDDEN.match(p.name) and not p.is_symlink() and (p / META_FILE).is_file()
     ]
     return max(asides, key=lambda p: p.stat().st_mtime) if asides else path
 
@@ -267,10 +289,23 @@ def _read_complete(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         meta = load_meta(path)
     except (FileNotFoundError, ValueError) as exc:
         return None, str(exc)
+    linked = [name for name in meta["files"] if _through_a_link(path, str(name))]
+    if linked:
+        return None, f"{path / linked[0]} is a symbolic link: never followed inside a model directory"
     missing = [name for name in meta["files"] if not (path / name).is_file()]
     if missing:
         return None, f"{path} lacks {missing}, which its meta.yaml lists"
     return meta, None
+
+
+def _through_a_link(path: Path, name: str) -> bool:
+    """Whether ``path/name`` is a link or lies under one (a save writes plain files and folders only)."""
+    part = path
+    for piece in Path(name).parts:
+        part = part / piece
+        if part.is_symlink():
+            return True
+    return False
 
 
 def is_resumable(path: Path) -> bool:
@@ -287,10 +322,11 @@ def load_meta(path: Path) -> dict[str, Any]:
             has (truncated, or written by an older border_py).
     """
     meta_path = path / META_FILE
-    if not meta_path.is_file():
+    if not meta_path.is_file() and not meta_path.is_symlink():
         raise FileNotFoundError(f"{meta_path} not found: {path} is not a complete saved model")
     try:
-        data = parse_yaml(meta_path.read_text(), str(meta_path))
+        with open_saved(meta_path) as file:
+            data = parse_yaml(file.read().decode(), str(meta_path))
     except (OSError, UnicodeDecodeError, ConfigError) as exc:
         raise CheckpointError(f"{meta_path} is not readable YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -67,20 +67,22 @@ class ModelDir:
             )
         created = not self.path.exists()
         ensure_writable_dir(self.path)
+        new_lock = not (self.path / LOCK_FILE).exists()
         with model_dir_lock(self.path):
             recover_model_dir(self.path)
             try:
                 yield self
             except BaseException:
-                if created:  # a run refused at its checks leaves nothing behind (removed under the lock)
-                    self._remove_if_only_the_lock()
+                if new_lock:  # a run refused at its checks leaves nothing behind (removed under the lock)
+                    self._remove_if_only_the_lock(created)
                 raise
 
-    def _remove_if_only_the_lock(self) -> None:
+    def _remove_if_only_the_lock(self, created: bool) -> None:
         lock = self.path / LOCK_FILE
         if [entry.name for entry in self.path.iterdir()] == [LOCK_FILE]:
             lock.unlink()
-            self.path.rmdir()
+            if created:
+                self.path.rmdir()
 
     def saved_runs(self) -> list[str]:
         """What an earlier run saved here: ``best/`` and the numbered checkpoints (complete or not)."""

@@ -14,6 +14,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from border_py.checkpoint import CheckpointError, open_saved
+
 
 def load_optimizer(optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
     """``optimizer.load_state_dict(state)``, keeping the optimiser's own ``fused``/``foreach`` choice:
@@ -60,9 +62,13 @@ def load_modules(
 
     def read(file: Path) -> Any:
         try:
-            with warnings.catch_warnings():  # torch's asides on an odd file; what is wrong is raised below
-                warnings.simplefilter("ignore")
-                return torch.load(file, map_location=device, weights_only=True)
+            with open_saved(file) as handle, warnings.catch_warnings():
+                warnings.simplefilter(
+                    "ignore"
+                )  # torch's asides on an odd file; what is wrong is raised below
+                return torch.load(handle, map_location=device, weights_only=True)
+        except CheckpointError:
+            raise
         except Exception as exc:  # torch raises several types for a corrupt or truncated file
             raise ValueError(f"{file} is not a readable checkpoint file: {_load_error(file, exc)}") from exc
 

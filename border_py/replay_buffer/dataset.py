@@ -17,6 +17,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.checkpoint import open_saved
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -90,7 +91,8 @@ class ArrayDataset:
         if not file.is_file():
             raise FileNotFoundError(f"{file} not found: the checkpoint holds no dataset sampling state")
         try:
-            state = json.loads(file.read_text())
+            with open_saved(file) as f:
+                state = json.loads(f.read())
             rng = np.random.default_rng()
             rng.bit_generator.state = state["rng"]
             saved_len, n_batches = int(state["len"]), int(state["n_batches"])

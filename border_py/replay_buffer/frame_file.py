@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from border_py.checkpoint import open_saved
 from border_py.replay_buffer.sum_tree import SumTree
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def load_frame_buffer(buffer: FrameReplayBuffer, file: Path) -> None:
         raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
     config = buffer.config
     try:
-        with file.open("rb") as f, np.load(f, allow_pickle=False) as data:
+        with open_saved(file) as f, np.load(f, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
         state = json.loads(str(arrays.pop("state")))
         rng = np.random.default_rng()

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.checkpoint import open_saved
 from border_py.replay_buffer.storage import TransitionStorage
 from border_py.replay_buffer.transition import Transition
 
@@ -232,7 +233,7 @@ class RolloutBuffer:
         if not file.is_file():
             raise FileNotFoundError(f"{file} not found: the checkpoint holds no rollout buffer")
         try:
-            with file.open("rb") as f, np.load(f, allow_pickle=False) as data:
+            with open_saved(file) as f, np.load(f, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
             state = json.loads(str(arrays.pop("state")))
             n, size = int(state["len"]), int(state["rollout_size"])

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.checkpoint import open_saved
 from border_py.config import finite, positive_finite
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.sum_tree import SumTree
@@ -219,7 +220,7 @@ class SimpleReplayBuffer:
             raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
         try:
             # Opened here: np.load leaks its own handle when the zip is unreadable.
-            with file.open("rb") as f, np.load(f, allow_pickle=False) as data:
+            with open_saved(file) as f, np.load(f, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
             counters = json.loads(str(arrays.pop("state")))
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:

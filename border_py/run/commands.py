@@ -257,6 +257,8 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
         fresh_start = options.overwrite or (options.resume and resume_from is None)
         if not fresh_start and resume_from is None:
             run_dir.refuse_another_run()
+        if not options.overwrite:
+            run_dir.refuse_linked_logs()
         with prepare(experiment, resume_from, options.observers, options.source, run_dir) as prepared:
             checked()
             if fresh_start and run_dir.holds_a_run():

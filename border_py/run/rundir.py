@@ -68,7 +68,9 @@ class RunDir(ModelDir):
         """What a run left here: ``best/``, numbered checkpoints, ``tensorboard/``, ``config.yaml``."""
         found = self.saved_runs()
         logs = self.path / TENSORBOARD_DIR
-        if logs.is_dir() and not logs.is_symlink() and any(logs.iterdir()):
+        if logs.is_symlink():
+            found.append(f"{TENSORBOARD_DIR} (a link)")
+        elif logs.is_dir() and any(logs.iterdir()):
             found.append(f"{TENSORBOARD_DIR}/")
         if self.config_file.exists():
             found.append(CONFIG_FILE)
@@ -113,6 +115,20 @@ class RunDir(ModelDir):
                 f"from: a resume would train from scratch and replace them. They stay: evaluate or export "
                 f"the saved model (border-py eval --model-dir {self.path}), or start over there with "
                 "border-py train ... --overwrite (removes them)"
+            )
+
+    def refuse_linked_logs(self) -> None:
+        """The recorder never writes its event files through a link: a linked ``tensorboard`` is refused
+        unless ``--overwrite`` removes it (`clear`: the link itself).
+
+        Raises:
+            PermissionError: ``tensorboard`` is a symbolic link (named, with what to do).
+        """
+        logs = self.path / TENSORBOARD_DIR
+        if logs.is_symlink():
+            raise PermissionError(
+                f"{logs} is a symbolic link: a run never writes through a link in its model directory "
+                "(remove it, or start over there with --overwrite)"
             )
 
     def clear(self) -> list[str]:

@@ -34,6 +34,7 @@ from border_py.checkpoint import (
     TRAINER_STATE_FILE,
     CheckpointError,
     load_meta,
+    open_saved,
 )
 from border_py.config import to_dict
 
@@ -149,7 +150,8 @@ def read_trainer_state(
             raise CheckpointError(legacy_state_message(path))
         raise FileNotFoundError(f"{file} not found: {path} is not a complete training checkpoint")
     try:
-        state = decode(json.loads(file.read_text()), str(file))
+        with open_saved(file) as f:
+            state = decode(json.loads(f.read()), str(file))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise CheckpointError(f"{file} is not a readable training state: {exc}") from exc
     if not isinstance(state, dict) or not state.keys() >= _STATE_KEYS:

@@ -57,3 +57,52 @@ def test_overwrite_removes_a_linked_tensorboard_dir_without_emptying_its_target(
     assert (outside / "keep.txt").read_text() == "precious"
     assert (run / "tensorboard").is_dir()
     assert not (run / "tensorboard").is_symlink()
+
+
+def test_a_linked_tensorboard_dir_is_never_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run (resumed, or new in a directory holding only the link) used to write its event files into
+    wherever a linked ``tensorboard`` pointed."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "tensorboard").symlink_to(outside, target_is_directory=True)
+    assert _train(tmp_path, alone) == 2
+    assert "holds another run (tensorboard (a link))" in capsys.readouterr().err
+    run = tmp_path / "run"
+    assert _train(tmp_path, run) == 0
+    shutil.rmtree(run / "tensorboard")
+    (run / "tensorboard").symlink_to(outside, target_is_directory=True)
+    capsys.readouterr()
+    argv = ["resume", "--model-dir", str(run), "--set", "trainer.max_opts=60", "--no-progress"]
+    assert main(argv) == 2
+    assert f"{run / 'tensorboard'} is a symbolic link" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []
+    assert _train(tmp_path, alone, "--overwrite") == 0  # the link itself goes
+    assert (alone / "tensorboard").is_dir()
+    assert not (alone / "tensorboard").is_symlink()
+    assert list(outside.iterdir()) == []
+
+
+def test_a_linked_file_in_best_is_never_loaded_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    assert _train(tmp_path, run) == 0
+    qnet = next(p for p in (run / "best").iterdir() if p.suffix == ".pt" and p.name != "state.pt")
+    copy = tmp_path / "elsewhere.pt"
+    shutil.copy(qnet, copy)  # the same weights: only the link can be why eval refuses
+    qnet.unlink()
+    qnet.symlink_to(copy)
+    capsys.readouterr()
+    assert main(["eval", "--model-dir", str(run)]) == 2
+    assert f"{qnet} is a symbolic link: never followed" in capsys.readouterr().err
+
+
+def test_a_refused_run_leaves_no_lock_in_a_directory_it_did_not_create(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    assert _train(tmp_path, run, "--set", "replay_buffer.capacity=10") == 2
+    assert list(run.iterdir()) == []

@@ -213,6 +213,7 @@ def test_a_resume_reads_each_checkpoint_file_once_and_takes_the_lock_once(
     trainer then continues from what was prepared, reading nothing again and locking nothing again."""
     import builtins
     import io
+    import os
     from collections import Counter
     from contextlib import contextmanager
 
@@ -222,12 +223,19 @@ def test_a_resume_reads_each_checkpoint_file_once_and_takes_the_lock_once(
     assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
     checkpoint = (run / "40").resolve()
     opened: Counter[str] = Counter()
-    real_open = builtins.open
+    real_open, real_os_open = builtins.open, os.open
 
-    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+    def count(file: Any) -> None:
         if isinstance(file, (str, Path)) and Path(file).resolve().parent == checkpoint:
             opened[Path(file).name] += 1
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        count(file)
         return real_open(file, *args, **kwargs)
+
+    def counting_os_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        count(file)  # a saved file is opened with O_NOFOLLOW (border_py.checkpoint.open_saved)
+        return real_os_open(file, *args, **kwargs)
 
     locks: list[Path] = []
 
@@ -239,6 +247,7 @@ def test_a_resume_reads_each_checkpoint_file_once_and_takes_the_lock_once(
 
     monkeypatch.setattr(builtins, "open", counting_open)
     monkeypatch.setattr(io, "open", counting_open)
+    monkeypatch.setattr(os, "open", counting_os_open)
     monkeypatch.setattr("border_py.model_dir.model_dir_lock", counting_lock)
     assert _main("resume", "--model-dir", str(run), "--set", "trainer.max_opts=60") == 0
     monkeypatch.undo()

@@ -14,9 +14,11 @@ import pytest
 
 from border_py.checkpoint import (
     TRAINER_STATE_FILE,
+    CheckpointError,
     checkpoint_problem,
     ensure_writable_dir,
     load_meta,
+    open_saved,
     recover_model_dir,
     remove_checkpoint,
     resolve_saved,
@@ -257,3 +259,36 @@ def test_the_write_probe_never_follows_a_link_planted_under_its_name(tmp_path: P
         (run / f".write-probe-{pid}").symlink_to(outside)
     ensure_writable_dir(run)
     assert outside.read_text() == "keep me"
+
+
+def test_a_linked_file_inside_a_save_makes_it_incomplete_and_is_never_opened(tmp_path: Path) -> None:
+    """A link in place of a file a save lists (or of its meta.yaml) used to be loaded through."""
+    model_dir = tmp_path / "run"
+    outside = _outside_copy(tmp_path, 10)  # whole files, so only the link can make a save incomplete
+    for opt_steps, name in ((10, "params.txt"), (20, "meta.yaml")):
+        linked = _checkpoint(model_dir, opt_steps) / name
+        linked.unlink()
+        linked.symlink_to(outside / name)
+        assert f"{linked} is a symbolic link" in str(checkpoint_problem(linked.parent))
+        with pytest.raises(CheckpointError, match="symbolic link: never followed"):
+            open_saved(linked).close()
+    assert latest_checkpoint(model_dir) is None
+
+
+def test_a_linked_aside_copy_of_best_is_never_picked(tmp_path: Path) -> None:
+    """Eval looks for ``.best.old-<pid>`` when ``best`` is missing; a planted link there was read."""
+    victim = _outside_copy(tmp_path, 30)
+    model_dir = tmp_path / "run"
+    model_dir.mkdir()
+    (model_dir / f".best.old-{_dead_pid()}").symlink_to(victim, target_is_directory=True)
+    assert resolve_saved(model_dir / "best") == model_dir / "best"
+
+
+def test_recovery_removes_a_file_a_killed_process_was_writing_aside(tmp_path: Path, live_pid: int) -> None:
+    """``.config.yaml.tmp-<pid>`` of a process killed while writing config.yaml was never removed."""
+    dead = tmp_path / f".config.yaml.tmp-{_dead_pid()}"
+    alive = tmp_path / f".config.yaml.tmp-{live_pid}"
+    for path in (dead, alive):
+        path.write_text("env: {name: Cart")
+    assert recover_model_dir(tmp_path) == [f"removed the unfinished write {dead}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]
