@@ -10,11 +10,11 @@ from border_py.record import Record
 class Recorder(Protocol):
     """Writes records at a step (the trainer's step axis is ``opt_steps``):
 
-        recorder.store(agent_record)         # every opt step
+        recorder.store(agent_record, opt_steps)   # every opt step, with the step it was made at
         if opt_steps % record_interval == 0:
             recorder.flush(opt_steps)        # aggregate what was stored, then write it
         ...
-        recorder.close()                     # flushes what is still stored
+        recorder.close()                     # flushes what is still stored, at its newest step
 
     A recorder never drops what was stored: ``flush`` and ``close`` write everything stored since the last
     flush (see `border_py.record.aggregate`).
@@ -24,8 +24,8 @@ class Recorder(Protocol):
         """Writes ``record`` at ``step`` now, without aggregation."""
         ...
 
-    def store(self, record: Record) -> None:
-        """Keeps ``record`` until the next flush."""
+    def store(self, record: Record, step: int) -> None:
+        """Keeps ``record``, made at ``step``, until the next flush."""
         ...
 
     def flush(self, step: int) -> None:
@@ -33,5 +33,5 @@ class Recorder(Protocol):
         ...
 
     def close(self) -> None:
-        """Flushes what is still stored (at the last step flushed or written) and releases resources."""
+        """Flushes what is still stored (at the newest step it was made at) and releases resources."""
         ...

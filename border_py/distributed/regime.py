@@ -277,10 +277,11 @@ class AsyncRegime(Generic[O, A, I, B]):
         self.inserted_since_record += collected.env_steps
         self.collect_seconds += collected.seconds
         for record in collected.records:
-            books.recorder.store(record)
+            books.recorder.store(record, books.opt_steps)
         lag = books.opt_steps - self.version_opt_steps.get(collected.version, 0)
         books.recorder.store(
-            Record({"async/policy_lag": float(lag), f"async/actor{index}/policy_lag": float(lag)})
+            Record({"async/policy_lag": float(lag), f"async/actor{index}/policy_lag": float(lag)}),
+            books.opt_steps,
         )
 
     def _count_restart(self, index: int) -> None:

@@ -11,12 +11,14 @@ class AggregatingRecorder(ABC):
     """Keeps stored records until a flush, then writes their aggregate (`border_py.record.aggregate`).
 
     A concrete recorder says where records go: ``_write``, ``_flush_output`` and ``_close_output``. ``close``
-    writes what is still stored at the last step written, so nothing stored is ever dropped.
+    writes what is still stored at the newest step it was made at, so nothing stored is ever dropped or
+    put at an earlier step.
     """
 
     def __init__(self) -> None:
         self._stored: list[Record] = []
-        self._last_step = 0
+        self._stored_step = 0
+        """The newest step of the stored records."""
 
     @abstractmethod
     def _write(self, record: Record, step: int) -> None:
@@ -33,12 +35,12 @@ class AggregatingRecorder(ABC):
     def write(self, record: Record, step: int) -> None:
         """Writes ``record`` at ``step`` now, without aggregation."""
         self._write(record, step)
-        self._last_step = step
 
-    def store(self, record: Record) -> None:
-        """Keeps ``record`` until the next flush (an empty one is not kept)."""
+    def store(self, record: Record, step: int) -> None:
+        """Keeps ``record``, made at ``step``, until the next flush (an empty one is not kept)."""
         if record:
             self._stored.append(record)
+            self._stored_step = max(self._stored_step, step)
 
     def flush(self, step: int) -> None:
         """Writes the aggregate of the stored records at ``step``; a no-op when nothing is stored."""
@@ -49,6 +51,11 @@ class AggregatingRecorder(ABC):
         self._flush_output()
 
     def close(self) -> None:
-        """Flushes what is still stored (at the last step written) and releases the output."""
-        self.flush(self._last_step)
+        """Flushes what is still stored and releases the output.
+
+        A run that crashed between two flushes leaves records stored since the last one: they are
+        written at the newest step they were made at, never at the last flush's (a resume from that
+        flush's checkpoint would keep them there, a second point at one step).
+        """
+        self.flush(self._stored_step)
         self._close_output()

@@ -11,7 +11,7 @@ class BufferedRecorder(AggregatingRecorder):
 
     Examples:
         >>> r = BufferedRecorder()
-        >>> r.store(Record({"train/loss": 1.0})); r.store(Record({"train/loss": 3.0})); r.flush(10)
+        >>> r.store(Record({"train/loss": 1.0}), 9); r.store(Record({"train/loss": 3.0}), 10); r.flush(10)
         >>> r.scalars("train/loss"), r.scalars("train/loss_max")
         ([(10, 2.0)], [(10, 3.0)])
     """

@@ -11,7 +11,7 @@ class NullRecorder:
     def write(self, record: Record, step: int) -> None:
         """Discards ``record``."""
 
-    def store(self, record: Record) -> None:
+    def store(self, record: Record, step: int) -> None:
         """Discards ``record``."""
 
     def flush(self, step: int) -> None:

@@ -29,10 +29,10 @@ class TeeRecorder:
         for recorder in self.recorders:
             recorder.write(record, step)
 
-    def store(self, record: Record) -> None:
-        """Stores ``record`` in every recorder."""
+    def store(self, record: Record, step: int) -> None:
+        """Stores ``record``, made at ``step``, in every recorder."""
         for recorder in self.recorders:
-            recorder.store(record)
+            recorder.store(record, step)
 
     def flush(self, step: int) -> None:
         """Flushes every recorder at ``step``."""

@@ -127,7 +127,7 @@ class Bookkeeper(Generic[O, A]):
         self.skipped_in_a_row = 0
         self.opt_steps_since_record += 1
         self.opt_seconds += opt_seconds
-        self.recorder.store(opt_record)
+        self.recorder.store(opt_record, self.opt_steps)
         if config.eval_interval is not None and self.opt_steps % config.eval_interval == 0:
             self._evaluate()
         if self.opt_steps % config.record_interval == 0:
@@ -162,7 +162,7 @@ class Bookkeeper(Generic[O, A]):
             self.eval_seconds += time.perf_counter() - start
         evaluation = Evaluation(self.opt_steps, self.env_steps, score)
         self.evaluations.append(evaluation)
-        self.recorder.store(record.merge({"eval_reward": score}))
+        self.recorder.store(record.merge({"eval_reward": score}), self.opt_steps)
         if score > self.best_score:
             self.best_score = score
             self._save("best", score, [self.agent.save_params])
@@ -183,7 +183,7 @@ class Bookkeeper(Generic[O, A]):
         }
         self.opt_seconds, self.eval_seconds, self.opt_steps_since_record = 0.0, 0.0, 0
         counters.update(self.take_record())
-        self.recorder.store(Record(counters))
+        self.recorder.store(Record(counters), self.opt_steps)
         self.recorder.flush(self.opt_steps)
 
     def finish(self, interrupted: bool) -> None:

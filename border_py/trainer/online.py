@@ -240,7 +240,7 @@ class OnlineRegime(Generic[O, A, I, B]):
     def advance(self, books: Bookkeeper[Any, Any]) -> int:
         """One sampler step; the opt steps it makes due."""
         for env_record in self.sampler.sample_and_push(self.policy, self.buffer):
-            books.recorder.store(env_record)
+            books.recorder.store(env_record, books.opt_steps)
         before = books.env_steps
         books.env_steps += self.sampler.num_envs
         return opts_due(before, books.env_steps, books.warmup_end, self.config.opt_interval)

@@ -35,8 +35,9 @@ def _run(model_dir: Path, seed: int, lr: float, returns: list[float], env_per_op
     recorder = TensorboardRecorder(model_dir / "tensorboard")
     for i, value in enumerate(returns, start=1):
         opt_steps = 100 * i
-        recorder.store(Record({"eval/episode_return": value}))
-        recorder.store(Record({"env_steps": float(opt_steps * env_per_opt), "opt_steps": float(opt_steps)}))
+        recorder.store(Record({"eval/episode_return": value}), opt_steps)
+        counters = Record({"env_steps": float(opt_steps * env_per_opt), "opt_steps": float(opt_steps)})
+        recorder.store(counters, opt_steps)
         recorder.flush(opt_steps)
     recorder.close()
     return model_dir
@@ -78,7 +79,7 @@ def test_env_steps_come_from_the_recorded_counter(tmp_path: Path) -> None:
 def test_a_resumed_runs_purged_steps_are_read_once(tmp_path: Path) -> None:
     run = _run(tmp_path / "r", 0, 1e-3, [1.0, 2.0, 3.0])  # steps 100, 200, 300; checkpoint at 200
     recorder = TensorboardRecorder(run / "tensorboard", purge_step=201)
-    recorder.store(Record({"eval/episode_return": 30.0}))
+    recorder.store(Record({"eval/episode_return": 30.0}), 300)
     recorder.flush(300)
     recorder.close()
     curve = read_curve(run, "eval/episode_return")

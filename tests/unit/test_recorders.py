@@ -6,21 +6,25 @@ import errno
 import warnings
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
 
-from border_py import BufferedRecorder, Record, TensorboardRecorder
+from border_py import BufferedRecorder, Record, TensorboardRecorder, Trainer, TrainerConfig
+from border_py.base import Step
+from border_py.testing import CountingEnv, FakeAgent, ListBufferConfig, RecordingStepProcessorConfig
 
 
-def test_buffered_flush_aggregates_and_close_writes_the_rest() -> None:
+def test_buffered_flush_aggregates_and_close_writes_the_rest_at_the_step_it_was_made_at() -> None:
     r = BufferedRecorder()
-    r.store(Record({"loss": 1.0}))
-    r.store(Record({"loss": 3.0}))
+    r.store(Record({"loss": 1.0}), 9)
+    r.store(Record({"loss": 3.0}), 10)
     r.flush(10)
-    r.store(Record({"loss": 7.0}))
+    r.store(Record({"loss": 7.0}), 12)
+    r.store(Record({"loss": 9.0}), 13)
     r.close()
-    assert r.scalars("loss") == [(10, 2.0), (10, 7.0)]
-    assert r.scalars("loss_max") == [(10, 3.0)]
+    assert r.scalars("loss") == [(10, 2.0), (13, 8.0)]
+    assert r.scalars("loss_max") == [(10, 3.0), (13, 9.0)]
 
 
 def test_flush_with_nothing_stored_writes_nothing() -> None:
@@ -42,15 +46,15 @@ def _read_scalars(logdir: Path) -> dict[str, list[tuple[int, float]]]:
 def test_tensorboard_event_files_hold_every_scalar(tmp_path: Path) -> None:
     r = TensorboardRecorder(tmp_path)
     r.write(Record({"train/loss": 0.5, "note": "text", "hist": np.arange(4.0)}), step=1)
-    r.store(Record({"train/loss": 1.0}))
-    r.store(Record({"train/loss": 2.0}))
+    r.store(Record({"train/loss": 1.0}), 2)
+    r.store(Record({"train/loss": 2.0}), 2)
     r.flush(2)
-    r.store(Record({"eval/episode_return": 9.0}))
-    r.close()  # stored after the last flush: written at the last step, not lost
+    r.store(Record({"eval/episode_return": 9.0}), 3)
+    r.close()  # stored after the last flush: written at the step it was made at, not lost
     scalars = _read_scalars(tmp_path)
     assert scalars["train/loss"] == [(1, 0.5), (2, 1.5)]
     assert scalars["train/loss_min"] == [(2, 1.0)]
-    assert scalars["eval/episode_return"] == [(2, 9.0)]
+    assert scalars["eval/episode_return"] == [(3, 9.0)]
 
 
 def test_tensorboard_purge_step_hides_what_an_interrupted_run_wrote_after_its_checkpoint(
@@ -91,9 +95,53 @@ def test_a_full_disk_names_the_tensorboard_directory(tmp_path: Path, monkeypatch
     from tensorboardX import SummaryWriter
 
     monkeypatch.setattr(SummaryWriter, "flush", full)
-    recorder.store(Record({"train/loss": 1.0}))
+    recorder.store(Record({"train/loss": 1.0}), 1)
     with pytest.raises(
         OSError, match=rf"TensorBoard logs in {tmp_path / 'tb'}: No space left on device"
     ) as info:
         recorder.flush(1)
     assert info.value.errno == errno.ENOSPC
+
+
+class _BreakingEnv(CountingEnv):
+    """A `CountingEnv` whose step ``after + 1`` raises, as an env that crashes mid-run."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__()
+        self.after = after
+
+    def step(self, act: int) -> tuple[Step[int, int], Record]:
+        if self.n_steps >= self.after:
+            raise RuntimeError("the env broke")
+        return super().step(act)
+
+
+@attrs.frozen
+class _BreakingEnvConfig:
+    after: int
+
+    def build(self, seed: int) -> _BreakingEnv:
+        return _BreakingEnv(self.after)
+
+
+def test_a_crash_writes_its_last_records_at_the_step_they_were_made_at(tmp_path: Path) -> None:
+    """An env that raises at env step 251 (opt step 250; records flushed and saved at 200): what was
+    stored since the flush is written at 250, so no key holds two points at 200 and a resume from the
+    checkpoint at 200 (purging steps from 201) hides it."""
+    config = TrainerConfig(max_opts=1000, record_interval=100, save_interval=100, model_dir=str(tmp_path))
+    trainer = Trainer(
+        config, _BreakingEnvConfig(after=250), RecordingStepProcessorConfig(), ListBufferConfig()
+    )
+    recorder = TensorboardRecorder(tmp_path / "tb")
+    with pytest.raises(RuntimeError, match="the env broke"):
+        trainer.train(FakeAgent(), recorder)
+    recorder.close()  # as the run layer does whatever happened
+    scalars = _read_scalars(tmp_path / "tb")
+    assert scalars["train/loss"] == [(100, 50.5), (200, 150.5), (250, 225.5)]
+    for key, points in scalars.items():
+        steps = [step for step, _ in points]
+        assert steps == sorted(set(steps)), key
+    resumed = TensorboardRecorder(tmp_path / "tb", purge_step=201)
+    resumed.write(Record({"train/loss": 0.0}), step=300)
+    resumed.close()
+    assert _read_scalars(tmp_path / "tb")["train/loss"] == [(100, 50.5), (200, 150.5), (300, 0.0)]
