@@ -17,6 +17,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import Spaces
 from border_py.checkpoint import open_saved
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.transition import TransitionBatch
@@ -56,6 +57,14 @@ class ArrayDataset:
 
     def __len__(self) -> int:
         return self._len
+
+    def check_fits(self, spaces: Spaces) -> None:
+        """`TransitionStorage.check_fits` for every transition: the data is of an env with ``spaces``.
+
+        Raises:
+            ValueError: it is not (the dataset and both shapes named).
+        """
+        self.storage.check_fits(spaces, self._len, self.source)
 
     def batch(self, size: int) -> TransitionBatch:
         """Samples ``size`` transitions uniformly, with replacement.

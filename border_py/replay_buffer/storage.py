@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import Transition, TransitionBatch
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -49,6 +50,36 @@ class TransitionStorage:
     def act_shape(self) -> tuple[int, ...]:
         """The shape of one action."""
         return tuple(self.act.shape[1:])
+
+    def check_fits(self, spaces: Spaces, rows: int, source: str) -> None:
+        """Checks that the first ``rows`` transitions are of an env with ``spaces``: the observation shape,
+        and the actions (integers below ``n_actions``, or the box's size).
+
+        Raises:
+            ValueError: they are not (``source`` and both shapes named): the data came from another env.
+        """
+        where = f"{source} holds transitions of another env than the evaluation env"
+        if self.obs_shape != spaces.obs_shape:
+            raise ValueError(
+                f"{where}: observations of shape {self.obs_shape}, the env's are {spaces.obs_shape} "
+                "(check env.name)"
+            )
+        if spaces.n_actions is None:
+            if self.act.dtype.kind != "f" or int(np.prod(self.act_shape)) != spaces.action_dim:
+                raise ValueError(
+                    f"{where}: actions of shape {self.act_shape} ({self.act.dtype}), the env's are "
+                    f"{spaces.action_dim} numbers (check env.name)"
+                )
+            return
+        act = self.act[:rows]
+        if (
+            self.act.dtype.kind not in "iu"
+            or self.act_shape
+            or (rows and not 0 <= act.min() <= act.max() < spaces.n_actions)
+        ):
+            raise ValueError(
+                f"{where}: its actions are not integers below the env's {spaces.n_actions} (check env.name)"
+            )
 
     def put(self, i: int, item: Transition) -> None:
         """Writes ``item`` into row ``i``, after checking its shapes against the storage's and its reward

@@ -221,6 +221,7 @@ def _prepare_offline(
         trainer: Any = OfflineTrainer(experiment.trainer, experiment.dataset)
     with _refused(source, "dataset"):
         dataset = experiment.dataset.build(seed)
+        dataset.check_fits(eval_env.spaces)  # another env's data would fail at the first update
     with _refused(source, "agent"):
         agent = experiment.agent.build(eval_env.spaces, seed, observation_stats(dataset))
     evaluator = experiment.evaluator.build(eval_env)
@@ -356,8 +357,9 @@ def _run_recorded(
     on_start: Callable[[], None] | None,
 ) -> TrainResult:
     """Runs ``prepared`` with the run's recorder, ended with the run's status (``KILLED`` after a signal,
-    ``FAILED`` after an error) and closed whatever happens."""
-    from border_py.run.recording import finish, make_recorder
+    ``FAILED`` after an error) and closed whatever happens; then says what its tracking server did not
+    get, if anything (a warning: even a quiet run says it)."""
+    from border_py.run.recording import finish, make_recorder, unsent_note
 
     recorder = make_recorder(options.recorder, run_dir, experiment, resume_from, options.tracking, changes)
     status = "FAILED"
@@ -372,6 +374,9 @@ def _run_recorded(
             finish(recorder, run_dir, status)
         finally:
             recorder.close()
+            note = unsent_note(run_dir)
+            if note is not None:
+                print(note, file=sys.stderr)
     return result
 
 

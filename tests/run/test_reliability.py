@@ -34,12 +34,8 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
-    """The single error line on stderr (notes and warnings aside)."""
-    err = [
-        line
-        for line in capsys.readouterr().err.strip().splitlines()
-        if not line.startswith(("note: ", "warning: "))
-    ]
+    """The single line on stderr, an error (a refused run says nothing else)."""
+    err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1, err
     assert err[0].startswith("error: "), err
     return err[0]
@@ -119,6 +115,33 @@ def test_a_refused_new_run_leaves_no_directory_behind(
     assert "not found locally" in one_error_line(capsys)
     assert not run.exists()
     assert not nowhere.exists()
+
+
+def test_overwrite_with_a_dataset_of_another_env_is_refused_before_the_old_run_goes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pendulum's dataset evaluated in MountainCarContinuous (3 against 2 observation components) used to
+    remove the old run, then fail at the first update with a traceback."""
+    data = tmp_path / "data"
+    make_dataset("tiny-v0", "Pendulum-v1", data, steps=200)
+    run = tmp_path / "bc"
+    flags = ["--model-dir", str(run), "--set", f"dataset.data_path={data}", "dataset.dataset_id=tiny-v0",
+             "trainer.max_opts=4", "trainer.eval_interval=4", "trainer.save_interval=4",
+             "evaluator.n_episodes=1", "agent.batch_size=16"]  # fmt: skip
+    assert _main("train", "bc", "--env", "tiny-v0", *flags) == 0
+    before = snapshot(run)
+    capsys.readouterr()
+    assert (
+        _main("train", "bc", "--env", "tiny-v0", "--overwrite", *flags, "env.name=MountainCarContinuous-v0")
+        == 2
+    )
+    assert (
+        "Minari dataset tiny-v0 holds transitions of another env than the evaluation env: observations of "
+        "shape (3,), the env's are (2,)" in one_error_line(capsys)
+    )
+    assert snapshot(run) == before
+    assert _main("train", "bc", "--env", "tiny-v0", "--overwrite", *flags, "env.name=CartPole-v1") == 2
+    assert "observations of shape (3,), the env's are (4,)" in one_error_line(capsys)
 
 
 def test_a_seed_beyond_numpys_range_is_refused_naming_the_field(

@@ -139,3 +139,26 @@ def test_a_truncated_dataset_file_is_refused_naming_its_directory(tmp_path: Path
         ValueError, match=r"dataset cut-v0: the files in .*cut-v0/data are unreadable \(.*truncated"
     ):
         config.build(seed=0)
+
+
+def test_a_dataset_of_another_env_is_named_before_training() -> None:
+    from border_py.base.spaces import Spaces
+    from border_py.replay_buffer.dataset import ArrayDataset
+
+    def dataset(act: np.ndarray) -> ArrayDataset:
+        n = len(act)
+        scalars = {k: np.zeros(n) for k in ("reward", "is_terminated", "is_truncated", "discount")}
+        return ArrayDataset({"obs": np.zeros((n, 3)), "next_obs": np.zeros((n, 3)), "act": act, **scalars}, 0)
+
+    box = dataset(np.zeros((5, 1), np.float32))
+    box.check_fits(Spaces(obs_shape=(3,), action_low=[-2.0], action_high=[2.0]))
+    with pytest.raises(ValueError, match=r"observations of shape \(3,\), the env's are \(4,\)"):
+        box.check_fits(Spaces(obs_shape=(4,), n_actions=2))
+    with pytest.raises(ValueError, match=r"actions of shape \(1,\) \(float32\), the env's are 2 numbers"):
+        box.check_fits(Spaces(obs_shape=(3,), action_low=[-1.0, -1.0], action_high=[1.0, 1.0]))
+    discrete = dataset(np.array([0, 1, 2, 1, 0]))
+    discrete.check_fits(Spaces(obs_shape=(3,), n_actions=3))
+    with pytest.raises(ValueError, match="not integers below the env's 2"):
+        discrete.check_fits(Spaces(obs_shape=(3,), n_actions=2))
+    with pytest.raises(ValueError, match="not integers below the env's 3"):
+        box.check_fits(Spaces(obs_shape=(3,), n_actions=3))
