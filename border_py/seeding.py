@@ -79,6 +79,23 @@ def check_rng_states(state: Mapping[str, Any]) -> None:
     _checked_rng_states(state)
 
 
+MT19937_WORDS = 624
+"""The words of a Mersenne Twister's state: its position lies in [0, 624]."""
+
+
+def _check_mt19937(state: Mapping[str, Any]) -> None:
+    """numpy takes any position and key length it is given, and the next draw reads outside its state (a
+    position of 10**9 is a segmentation fault): both are checked first."""
+    inner = state.get("state")
+    if state.get("bit_generator") != "MT19937" or not isinstance(inner, Mapping):
+        raise ValueError(f"numpy's RNG state is not an MT19937 state: {sorted(state)}")
+    key, pos = np.asarray(inner.get("key")), inner.get("pos")
+    if key.shape != (MT19937_WORDS,) or key.dtype.kind not in "iu":
+        raise ValueError(f"numpy's RNG key must be {MT19937_WORDS} whole numbers, got shape {key.shape}")
+    if isinstance(pos, bool) or not isinstance(pos, int | np.integer) or not 0 <= pos <= MT19937_WORDS:
+        raise ValueError(f"numpy's RNG position must be in [0, {MT19937_WORDS}], got {pos!r}")
+
+
 def _checked_rng_states(state: Mapping[str, Any]) -> tuple[Any, dict[str, Any], torch.Tensor]:
     """Each RNG's state, validated on a fresh generator of its kind (the global ones untouched)."""
     try:
@@ -89,6 +106,7 @@ def _checked_rng_states(state: Mapping[str, Any]) -> tuple[Any, dict[str, Any], 
             raise ValueError(f"torch's RNG state has shape {tuple(torch_state.shape)}")
         torch.Generator().set_state(torch_state)
         numpy_state = dict(state["numpy"])
+        _check_mt19937(numpy_state)
         np.random.RandomState().set_state(numpy_state)
         random.Random().setstate(python)
     except (KeyError, TypeError, ValueError, OverflowError, RuntimeError) as exc:

@@ -34,6 +34,7 @@ from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, B, I, O
+from border_py.checkpoint import TRAINER_STATE_FILE, CheckpointError
 from border_py.config import to_dict
 from border_py.model_dir import ModelDir
 from border_py.trainer.bookkeeper import Bookkeeper
@@ -267,4 +268,7 @@ class OnlineRegime(Generic[O, A, I, B]):
             self.buffer.load(path)
         else:
             books.warmup_end = books.env_steps + self.config.warmup_period  # refill the empty buffer first
-        self.sampler.load_state_dict(state["sampler"])
+        try:
+            self.sampler.load_state_dict(state["sampler"])
+        except ValueError as exc:  # a saved action the env refuses, say: the checkpoint's fault
+            raise CheckpointError(f"{path / TRAINER_STATE_FILE}: source.sampler: {exc}") from exc

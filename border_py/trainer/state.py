@@ -44,6 +44,8 @@ STATE_FORMAT = 2
 _ARRAY, _FLOAT = "__ndarray__", "__float__"
 _ARRAY_KINDS = "biuf"  # bool, signed and unsigned integers, floats: plain bytes, nothing to execute
 _STATE_KEYS = {"format", "regime", "books", "source", "rng"}
+BOOK_KEYS = frozenset({"env_steps", "opt_steps", "warmup_end", "best_score", "evaluations"})
+"""What a checkpoint's books hold (`border_py.trainer.bookkeeper.Bookkeeper.state_dict`)."""
 
 
 def encode(value: Any, where: str = "state") -> Any:
@@ -154,7 +156,7 @@ def read_trainer_state(
             state = decode(json.loads(f.read()), str(file))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise CheckpointError(f"{file} is not a readable training state: {exc}") from exc
-    if not isinstance(state, dict) or not state.keys() >= _STATE_KEYS:
+    if not isinstance(state, dict) or state.keys() != _STATE_KEYS:
         raise CheckpointError(f"{file} is not a training state: expected the keys {sorted(_STATE_KEYS)}")
     if state["format"] != STATE_FORMAT:
         raise CheckpointError(
@@ -194,6 +196,11 @@ def check_books(books: Any, path: Path, file: Path, meta: Mapping[str, Any] | No
     """
     if not isinstance(books, Mapping):
         raise CheckpointError(f"{file}: books must be a mapping, got {type(books).__name__}")
+    unknown = sorted(set(books) - BOOK_KEYS)
+    if unknown:
+        raise CheckpointError(
+            f"{file}: books holds keys no border_py writes: {unknown} (known: {sorted(BOOK_KEYS)})"
+        )
     opt_steps, env_steps = _count(books, "opt_steps", file), _count(books, "env_steps", file)
     _count(books, "warmup_end", file)
     rows = books.get("evaluations")

@@ -72,6 +72,13 @@ def test_a_resume_that_would_train_nothing_is_refused_naming_the_limit_reached(
         ("agent.device=mps", "'device' 'mps': border_py's agents run on 'cpu' and 'cuda'"),
         ("buffer", "40/replay_buffer.npz is not a readable replay buffer file"),
         ("rng", "40/trainer_state.json: rng: not a saved set of RNG states: OverflowError"),
+        (
+            "rng position",
+            "40/trainer_state.json: rng: not a saved set of RNG states: ValueError(\"numpy's RNG "
+            'position must be in [0, 624], got 1000000000")',
+        ),
+        ("books key", "40/trainer_state.json: books holds keys no border_py writes: ['opt_steps_extra']"),
+        ("sampler action", "40/trainer_state.json: source.sampler: "),
     ],
 )
 def test_a_resume_refused_while_it_loads_writes_nothing_at_all(
@@ -89,6 +96,17 @@ def test_a_resume_refused_while_it_loads_writes_nothing_at_all(
         file = run / "40" / TRAINER_STATE_FILE
         state = json.loads(file.read_text())
         state["rng"]["python"][1][5] = -3
+        file.write_text(json.dumps(state))
+    elif damage != "buffer" and " " in damage:
+        file = run / "40" / TRAINER_STATE_FILE
+        state = json.loads(file.read_text())
+        if damage == "rng position":  # numpy took it, and its next draw was a segmentation fault
+            state["rng"]["numpy"]["state"]["pos"] = 10**9
+        elif damage == "books key":
+            state["books"]["opt_steps_extra"] = 1
+        else:
+            assert state["source"]["sampler"]["obs"] is not None  # an unfinished episode, replayed on resume
+            state["source"]["sampler"]["actions"] = [7]  # CartPole has actions 0 and 1
         file.write_text(json.dumps(state))
     else:
         changes.append(damage)
