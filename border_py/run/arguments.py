@@ -7,11 +7,14 @@ hands the data to `border_py.run.commands`.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import re
 import sys
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from border_py.config import ConfigError, parse_yaml, to_dict
 from border_py.run import codec, zoo
@@ -53,9 +56,23 @@ def _user_env(path: str) -> dict[str, Any]:
     """The env section of an experiment whose env is ``package.module:function`` (a user's own)."""
     module, _, name = path.partition(":")
     make = getattr(import_user_module(module, f"--env {path!r}"), name, None)
-    if not callable(make):
-        raise ConfigError(f"--env {path!r}: {module} has no function {name!r} (nor is it a Gymnasium id)")
+    if not inspect.isfunction(make):  # os:system, builtins:exec: called with nothing, they raised TypeError
+        raise ConfigError(
+            f"--env {path!r}: {module} has no function {name!r} returning an env config (nor is "
+            f"{name!r} a Gymnasium id, EnvId-v0)"
+        )
+    try:
+        inspect.signature(make).bind()
+    except TypeError as exc:
+        raise ConfigError(
+            f"--env {path!r}: {name} must take no arguments (it returns an env config)"
+        ) from exc
     config = make()
+    if not attrs.has(type(config)) or not callable(getattr(config, "build", None)):
+        raise ConfigError(
+            f"--env {path!r}: {name}() returned a {type(config).__name__}, not an env config (an attrs "
+            "config with build(seed), as GymEnvConfig)"
+        )
     return {"type": codec.tag_of("env", config), **to_dict(config)}
 
 

@@ -69,6 +69,14 @@ def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
         (["train", "dqn", "--env", "NoSuchEnv-v0"], "NoSuchEnv-v0"),
         (["train", "dqn", "--env", "CartPole-v1", "--variant", "nope"], "no variant 'nope'"),
         (["train", "dqn"], "train needs ALGO --env ENV"),
+        # Called with nothing, a builtin raised TypeError as a traceback.
+        (
+            ["train", "dqn", "--env", "builtins:exec"],
+            "builtins has no function 'exec' returning an env config",
+        ),
+        (["train", "dqn", "--env", "os:system"], "os has no function 'system' returning an env config"),
+        (["train", "dqn", "--env", "json:dumps"], "dumps must take no arguments (it returns an env config)"),
+        (["train", "dqn", "--env", "platform:system"], "system() returned a str, not an env config"),
         (["eval", "--model-dir", "nowhere"], "config.yaml not found"),
         (["resume", "--model-dir", "nowhere"], "holds no run started by border-py; check --model-dir"),
     ],
