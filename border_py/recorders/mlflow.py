@@ -3,19 +3,18 @@ extra; ``mlflow`` is imported when a recorder is made, never by ``import border_
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from border_py.record import Record
 from border_py.recorders.aggregating import AggregatingRecorder
-from border_py.recorders.sender import Batch, BatchSender, send_batch
+from border_py.recorders.mlflow_run import Entry, MlflowRun, unreachable
+from border_py.recorders.sender import BatchSender
 
-_PARAMS_PER_BATCH = 100  # MLflow's limit of params in one log_batch
 _METRICS_PER_BATCH = 1000  # and of metrics
 _PARAM_VALUE_LENGTH = 6000  # and of one param's value
 _FLUSH_WAIT = 2.0  # in seconds: how long a flush waits for its batch while the server answers
@@ -48,11 +47,13 @@ class MlflowRecorder(AggregatingRecorder):
     ``run_id`` is continued (a resumed training); metrics at steps up to the highest one the run already
     holds are then skipped, so its history neither repeats nor has a gap after a crash.
 
-    Flushes reach the server from a background thread (`BatchSender`):
-    while the server answers, a flush waits for its batch as a direct call would; while it is away, training
-    goes on, the batches wait (and are sent in order when it is back), and what is still unsent at
-    `close` is appended to ``spill_file`` for ``border-py upload``. Unless set already, MLflow's own
-    HTTP retries are turned off and its timeout cut to 10 s: the sender retries instead.
+    Everything reaches the server as entries (`border_py.recorders.mlflow_run`) from a background thread
+    (`BatchSender`): while the server answers, a flush waits for its batch as a direct call would; while it
+    is away, training goes on, the entries wait (and are sent in order when it is back), and what is still
+    unsent at `close` is appended to ``spill_file`` for ``border-py upload``. That holds from the start: a
+    server that does not answer when the run is to be made (``run_id`` then stays ``None``) gets the run
+    made when it is back, or on upload. Unless set already, MLflow's own HTTP retries are turned off and
+    its timeout cut to 10 s: the sender retries instead.
 
     Args:
         experiment_name: the experiment (``None``: MLflow's default one).
@@ -60,10 +61,13 @@ class MlflowRecorder(AggregatingRecorder):
         run_name: the new run's name.
         tags: tags of the run (``agent``, ``env``, ``seed``).
         tracking_uri: the tracking server or store.
-        spill_file: where batches that could not be sent go (JSON lines); ``None``: reported as lost.
+        spill_file: where entries that could not be sent go (JSON lines; local paths in them are relative
+            to its folder); ``None``: reported as lost.
+        on_created: told the new run's id once the run is made (at once, or when the server is back).
 
     Raises:
         ImportError: mlflow is not installed.
+        Exception: the server answered, and refused to make or continue the run.
 
     Examples:
         >>> import tempfile
@@ -83,6 +87,7 @@ class MlflowRecorder(AggregatingRecorder):
         tags: Mapping[str, str] | None = None,
         tracking_uri: str | None = None,
         spill_file: Path | None = None,
+        on_created: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__()
         # Read by MLflow at each request: no minutes of retries inside a call (the sender retries).
@@ -95,53 +100,62 @@ class MlflowRecorder(AggregatingRecorder):
                 "MlflowRecorder needs the mlflow extra: pip install 'border_py[mlflow]'"
             ) from exc
         self.client = MlflowClient(tracking_uri=tracking_uri)
-        self._skip_until = -1
-        if run_id is None:
-            experiment_id = self._experiment(experiment_name)
-            self.run_id: str = self.client.create_run(
-                experiment_id, run_name=run_name, tags=dict(tags or {})
-            ).info.run_id
-        else:
-            self.run_id = run_id
-            self._skip_until = self._highest_logged_step()
-            for key, value in (tags or {}).items():
-                self.client.set_tag(run_id, key, value)
+        self._continued = run_id is not None
+        self._on_created = on_created
         self._metrics: list[Any] = []
         self._tags: dict[str, str] = {}
         self.end_status = "FINISHED"
         """How `close` ends the run: ``FINISHED``, ``KILLED`` (interrupted) or ``FAILED``."""
-        self.sender = BatchSender(self._send, spill_file, self.run_id)
+        self._root = None if spill_file is None else spill_file.parent
+        self.run = MlflowRun(self.client, run_id, self._root, self._created)
+        self.sender = BatchSender(self.run.send, spill_file, run_id, prepare=self.run.filtered)
+        spec = {"experiment": experiment_name, "run_name": run_name, "tags": dict(tags or {})}
+        first = {"resume": True, "tags": dict(tags or {})} if self._continued else {"create": spec}
+        try:
+            self.run.send(first)
+        except Exception as exc:
+            if not unreachable(exc):
+                self.sender.close()
+                raise
+            # Gone since the run's health check: made (or continued) when it is back, or on upload.
+            if self._continued:
+                self.run.skip_until = None
+            self.sender.put(first)
 
-    def _experiment(self, name: str | None) -> str:
-        if name is None:
-            return "0"  # MLflow's default experiment
-        found = self.client.get_experiment_by_name(name)
-        return str(found.experiment_id) if found is not None else str(self.client.create_experiment(name))
+    @property
+    def run_id(self) -> str | None:
+        """The MLflow run; ``None`` while it is not made (the server was away when it was to be)."""
+        return self.run.run_id
 
-    def _highest_logged_step(self) -> int:
-        """The highest step of any metric the run holds (-1 without any)."""
-        run = self.client.get_run(self.run_id)
-        steps = [m.step for key in run.data.metrics for m in self.client.get_metric_history(self.run_id, key)]
-        return max(steps, default=-1)
+    def _created(self, run_id: str) -> None:
+        self.sender.run_id = run_id
+        if self._on_created is not None:
+            self._on_created(run_id)
+
+    def _local(self, path: Path) -> str:
+        """``path`` as an entry names it: relative to the spill file's folder (the run directory)."""
+        return str(path) if self._root is None else os.path.relpath(path, self._root)
 
     def log_params(self, config: Mapping[str, Any]) -> None:
         """Logs a config (its plain data, e.g. `border_py.config.to_dict`) as params with dotted
         keys. A continued run's params are not logged again (MLflow refuses changed params)."""
-        from mlflow.entities import Param
-
-        if self._skip_until >= 0:
-            return
-        params = [Param(k, v) for k, v in flatten(config).items()]
-        for start in range(0, len(params), _PARAMS_PER_BATCH):
-            self.client.log_batch(self.run_id, params=params[start : start + _PARAMS_PER_BATCH])
+        if not self._continued:
+            self.sender.put({"params": flatten(config)})
 
     def log_artifacts(self, path: Path, artifact_path: str | None = None) -> None:
-        """Uploads the directory ``path`` (``best/``, a checkpoint) under ``artifact_path``."""
-        self.client.log_artifacts(self.run_id, str(path), artifact_path)
+        """Uploads the directory ``path`` (``best/``, a checkpoint) under ``artifact_path``: from this
+        thread while the server answers, since large files take as long as they take and the sender's
+        `close` gives up after seconds; else when the server is back, or on upload."""
+        entry: Entry = {"artifacts": {artifact_path or "": self._local(path)}}
+        if self.run_id is not None and not self.sender.down:
+            try:
+                self.run.send(entry)
+                return
+            except Exception:  # the server went away: the entry waits like any other
+                pass
+        self.sender.put(entry)
 
     def _write(self, record: Record, step: int) -> None:
-        if step <= self._skip_until:
-            return
         now = int(time.time() * 1000)
         for key, value in record.items():
             if isinstance(value, float):
@@ -159,24 +173,16 @@ class MlflowRecorder(AggregatingRecorder):
         if not self.sender.down:
             self.sender.wait(_FLUSH_WAIT)
 
-    def _send(self, batch: Batch) -> None:
-        """Sends one batch of plain data (the sender's thread)."""
-        send_batch(self.client, self.run_id, batch)
-
     def log_file(self, path: Path, artifact_path: str | None = None) -> None:
         """Uploads the file ``path`` (``config.yaml``) under ``artifact_path``."""
-        self.client.log_artifact(self.run_id, str(path), artifact_path)
+        self.sender.put({"files": {self._local(path): artifact_path}})
 
     def set_tags(self, tags: Mapping[str, str]) -> None:
-        """Sets tags on the run now (what a resumed run changed, say)."""
-        from mlflow.entities import RunTag
-
+        """Sets tags on the run (what a resumed run changed, say)."""
         if tags:
-            self.client.log_batch(self.run_id, tags=[RunTag(k, v) for k, v in tags.items()])
+            self.sender.put({"tags": dict(tags)})
 
     def _close_output(self) -> None:
-        if self.sender.close() > 0:  # the server is away: the run's end is sent with its records later
-            self.sender.spill([{"status": self.end_status}])
-            return
-        with contextlib.suppress(Exception):  # the run may have been ended by its user already
-            self.client.set_terminated(self.run_id, status=self.end_status)
+        # The end goes after every record: sent, or spilled last for the upload to send last.
+        self.sender.put({"status": self.end_status})
+        self.sender.close()

@@ -33,20 +33,24 @@ class BatchSender:
     Args:
         send: sends one batch; raises when the server cannot take it.
         spill_file: where unsent batches go (``None``: they are reported on stderr as lost).
-        run_id: written with each spilled batch, so a later upload knows where it belongs.
+        run_id: written with each spilled batch, so a later upload knows where it belongs (``None``: the
+            run is not made yet; set it once it is).
         max_pending: batches kept in memory while the server is away.
         close_timeout: in seconds, how long `close` keeps trying before it spills the rest.
+        prepare: applied to each batch as it is spilled (drops what the server holds already).
     """
 
     def __init__(
         self,
         send: Callable[[Batch], None],
         spill_file: Path | None,
-        run_id: str,
+        run_id: str | None,
         max_pending: int = 10_000,
         close_timeout: float = 10.0,
+        prepare: Callable[[Batch], Batch] | None = None,
     ) -> None:
         self._send, self.spill_file, self.run_id = send, spill_file, run_id
+        self._prepare = prepare
         self._queue: queue.Queue[Any] = queue.Queue()
         self._max_pending, self.close_timeout = max_pending, close_timeout
         self._deadline: float | None = None
@@ -83,6 +87,7 @@ class BatchSender:
                 return
             with self.spill_file.open("a") as file:
                 for batch in batches:
+                    batch = batch if self._prepare is None else self._prepare(batch)
                     file.write(json.dumps({"run_id": self.run_id, **batch}) + "\n")
             self.spilled += len(batches)
 
@@ -91,9 +96,10 @@ class BatchSender:
             self._send(batch)
         except Exception as exc:  # the server is away: training must not notice
             if not self.down:
+                where = "reported lost" if self.spill_file is None else f"left in {self.spill_file}"
                 print(
                     f"warning: the tracking server is unreachable ({type(exc).__name__}); training goes on, "
-                    "records are kept and sent when it is back",
+                    f"records are kept and sent if it is back before the run ends, else {where}",
                     file=sys.stderr,
                 )
             self.down = True
@@ -149,14 +155,3 @@ class BatchSender:
         self._thread.join(self.close_timeout + 30.0)
         self.spill(self._drain())
         return self.spilled
-
-
-def send_batch(client: Any, run_id: str, batch: Batch) -> None:
-    """Sends one batch of plain data to the MLflow run ``run_id`` with ``client`` (an ``MlflowClient``)."""
-    from mlflow.entities import Metric, RunTag
-
-    client.log_batch(
-        run_id,
-        metrics=[Metric(k, v, t, s) for k, v, t, s in batch.get("metrics", [])],
-        tags=[RunTag(k, v) for k, v in batch.get("tags", {}).items()],
-    )

@@ -202,9 +202,10 @@ def _recorder_of(experiment: AnyExperiment, resume: bool) -> Literal["tensorboar
     to an MLflow run (its id kept in the run directory; the server is ``MLFLOW_TRACKING_URI``'s, never one
     the directory names), else TensorBoard."""
     from border_py.run.commands import model_dir_of
+    from border_py.run.recording import recorded_to_mlflow
     from border_py.run.rundir import RunDir
 
-    if resume and RunDir(model_dir_of(experiment)).mlflow_run_id() is not None:
+    if resume and recorded_to_mlflow(RunDir(model_dir_of(experiment))):
         return "mlflow"
     return "tensorboard"
 

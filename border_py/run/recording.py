@@ -7,10 +7,11 @@ exception (the saved models are on disk whatever the server says).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
-import sys
+import shlex
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
@@ -121,21 +122,68 @@ def _mlflow_recorder(
     from border_py.recorders import MlflowRecorder
 
     name, run_name, tags = _names(experiment, tracking)
-    run_id = run_dir.mlflow_run_id() if resume_from is not None else None
+    run_id = None if resume_from is None else _run_to_continue(run_dir)
     recorder = MlflowRecorder(
         experiment_name=name,
         run_id=run_id,
         run_name=run_name,
         tags=tags,
         spill_file=run_dir.path / UNSENT_FILE,
+        on_created=run_dir.keep_mlflow_run_id,
     )
     if run_id is None:
-        run_dir.keep_mlflow_run_id(recorder.run_id)
         recorder.log_params(experiment_to_dict(experiment))
     else:
         recorder.set_tags({f"resumed.{key}": value for key, value in changes.items()})
     recorder.log_file(run_dir.config_file)
     return recorder
+
+
+def _run_to_continue(run_dir: RunDir) -> str | None:
+    """The MLflow run a resume continues. One whose server went away before it was made is made first
+    (its spill file sent), so the resume continues it instead of making a second run.
+
+    Raises:
+        ConnectionError: that upload failed (the message says what to run).
+    """
+    if run_dir.mlflow_run_id() is None and (run_dir.path / UNSENT_FILE).is_file():
+        try:
+            upload_unsent(run_dir)
+        except Exception as exc:
+            raise ConnectionError(
+                f"the MLflow run of {run_dir.path} was never made and sending {UNSENT_FILE} failed "
+                f"({type(exc).__name__}: {exc}): run {upload_command(run_dir)}, then resume"
+            ) from None
+    return run_dir.mlflow_run_id()
+
+
+def recorded_to_mlflow(run_dir: RunDir) -> bool:
+    """Whether the run in ``run_dir`` records to MLflow: it keeps an MLflow run id, or entries for one
+    (made on upload) wait in its spill file."""
+    return run_dir.mlflow_run_id() is not None or (run_dir.path / UNSENT_FILE).is_file()
+
+
+def upload_command(run_dir: RunDir) -> str:
+    """The command that sends what a run's tracking server did not get."""
+    return f"border-py upload --model-dir {shlex.quote(str(run_dir.path))}"
+
+
+def unsent_note(run_dir: RunDir) -> str | None:
+    """One line saying what waits in the run's spill file, where, and the command that sends it;
+    ``None`` when nothing waits."""
+    path = run_dir.path / UNSENT_FILE
+    if path.is_symlink() or not path.is_file():
+        return None
+    entries = []
+    for _, line in _lines(path):
+        with contextlib.suppress(json.JSONDecodeError):
+            entries.append(json.loads(line))
+    values = sum(len(e.get("metrics", [])) for e in entries if isinstance(e, dict))
+    made = "" if run_dir.mlflow_run_id() is not None else "; the MLflow run itself is made on upload"
+    return (
+        f"warning: the MLflow server did not get {len(entries)} entries of this run ({values} metric "
+        f"values{made}): they wait in {path}; send them with: {upload_command(run_dir)}"
+    )
 
 
 def changed_fields(before: Mapping[str, Any], after: AnyExperiment) -> dict[str, str]:
@@ -155,7 +203,8 @@ def changed_fields(before: Mapping[str, Any], after: AnyExperiment) -> dict[str,
 
 def finish(recorder: Recorder, run_dir: RunDir, status: str) -> None:
     """Ends the run's tracking: uploads ``best/`` and the newest checkpoint (an interrupted run's too) and
-    sets the run's status (``FINISHED``, ``KILLED`` or ``FAILED``). A failed upload is one line on stderr.
+    sets the run's status (``FINISHED``, ``KILLED`` or ``FAILED``) when the recorder closes. What the
+    server does not get waits in the spill file (`unsent_note` says so).
     """
     from border_py.recorders import MlflowRecorder, TeeRecorder
 
@@ -163,52 +212,50 @@ def finish(recorder: Recorder, run_dir: RunDir, status: str) -> None:
     for part in parts:
         if isinstance(part, MlflowRecorder):
             part.end_status = status
-            artifacts = run_dir.artifacts()
-            try:
-                for name, path in artifacts.items():
-                    part.log_artifacts(path, name)
-            except Exception as exc:  # the models are saved on disk; the upload is not worth the run
-                # Relative to the run directory: `border-py upload` may run from anywhere.
-                spilled = {name: os.path.relpath(path, run_dir.path) for name, path in artifacts.items()}
-                part.sender.spill([{"artifacts": spilled}])
-                print(
-                    f"warning: MLflow upload of {run_dir.path} failed ({type(exc).__name__}): "
-                    f"border-py upload --model-dir {run_dir.path} sends it later",
-                    file=sys.stderr,
-                )
+            for name, path in run_dir.artifacts().items():
+                part.log_artifacts(path, name)  # what the server does not get waits in the spill file
 
 
 def upload_unsent(run_dir: RunDir) -> int:
-    """Sends what a run's tracking server did not get (``border-py upload``): its records in order, its
-    artifacts, its end status; then removes the file. Returns how many entries were sent. Every entry is
-    checked first: it is this run's (the run id in the directory) and its artifacts lie inside the
-    directory; a spill file is data, so it picks neither the run nor the files sent.
+    """Sends what a run's tracking server did not get (``border-py upload``), in order: the run itself
+    when the server was away before it was made (then its id is kept in the directory), its params and
+    records, its artifacts, its end status; then removes the file. Returns how many entries were sent.
+    Every entry is checked first: it is this run's (the run id in the directory, or none while the run is
+    not made) and its files lie inside the directory; a spill file is data, so it picks neither the run
+    nor the files sent. When a send fails, the file keeps the entries not sent.
 
     Raises:
-        FileNotFoundError: there is nothing to upload, or an artifact it names is gone (nothing is sent).
+        FileNotFoundError: there is nothing to upload, or a file it names is gone (nothing is sent).
         ConfigError: an entry names another run, or a path outside the run directory (nothing is sent).
         ConnectionError: the server does not answer (nothing is removed; run it again).
     """
     from mlflow.tracking import MlflowClient
 
-    from border_py.recorders.sender import send_batch
+    from border_py.recorders.mlflow_run import MlflowRun
 
     path = run_dir.path / UNSENT_FILE
     if path.is_symlink() or not path.is_file():
         raise FileNotFoundError(f"{path} not found: nothing of this run waits to be uploaded")
-    entries = [_checked_entry(run_dir, path, n, line) for n, line in _lines(path)]
+    lines = _lines(path)
+    entries = [_checked_entry(run_dir, path, n, line) for n, line in lines]
     check_tracking_server()
-    client = MlflowClient()
-    for entry in entries:
-        run_id = entry["run_id"]
-        if "metrics" in entry or "tags" in entry:
-            send_batch(client, run_id, entry)
-        for name, local in entry.get("artifacts", {}).items():
-            client.log_artifacts(run_id, str(local), name)
-        if "status" in entry:
-            client.set_terminated(run_id, status=entry["status"])
+    run = MlflowRun(MlflowClient(), run_dir.mlflow_run_id(), on_created=run_dir.keep_mlflow_run_id)
+    for sent, entry in enumerate(entries):
+        try:
+            run.send(entry)
+        except BaseException:
+            _keep_unsent(path, [line for _, line in lines[sent:]], run.run_id)
+            raise
     path.unlink()
     return len(entries)
+
+
+def _keep_unsent(path: Path, lines: list[str], run_id: str | None) -> None:
+    """Rewrites the spill file with ``lines`` alone, naming the run made on the way (if it was)."""
+    entries = [{**json.loads(line), "run_id": run_id} for line in lines]
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    os.replace(temporary, path)
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
@@ -216,7 +263,7 @@ def _lines(path: Path) -> list[tuple[int, str]]:
 
 
 def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, Any]:
-    """Line ``n`` of the spill file, its artifacts as paths inside the run directory."""
+    """Line ``n`` of the spill file, its local paths resolved inside the run directory."""
     from border_py.config import ConfigError
 
     where = f"{path} line {n}"
@@ -224,21 +271,28 @@ def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, 
         entry = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{where}: not JSON: {exc}") from exc
-    if not isinstance(entry, dict) or entry.get("run_id") != run_dir.mlflow_run_id():
+    own = run_dir.mlflow_run_id()
+    if not isinstance(entry, dict) or entry.get("run_id") != own:
         raise ConfigError(
             f"{where}: names the MLflow run {entry.get('run_id') if isinstance(entry, dict) else None!r}, "
-            f"not this run's ({run_dir.mlflow_run_id()!r}): refused"
+            f"not this run's ({own!r}): refused"
         )
-    artifacts = entry.get("artifacts", {})
-    if not isinstance(artifacts, dict):
-        raise ConfigError(f"{where}: artifacts must be a mapping")
-    entry["artifacts"] = {name: _inside(run_dir, where, local) for name, local in artifacts.items()}
+    if own is None and n == 1 and "create" not in entry:
+        raise ConfigError(f"{where}: names no MLflow run, and none is made before it: refused")
+    for key in ("create", "params", "tags"):
+        if not isinstance(entry.get(key, {}), dict):
+            raise ConfigError(f"{where}: {key} must be a mapping")
+    artifacts, files = entry.get("artifacts", {}), entry.get("files", {})
+    if not isinstance(artifacts, dict) or not isinstance(files, dict):
+        raise ConfigError(f"{where}: artifacts and files must be mappings")
+    entry["artifacts"] = {name: str(_inside(run_dir, where, local)) for name, local in artifacts.items()}
+    entry["files"] = {str(_inside(run_dir, where, local, file=True)): to for local, to in files.items()}
     return entry
 
 
-def _inside(run_dir: RunDir, where: str, local: object) -> Path:
+def _inside(run_dir: RunDir, where: str, local: object, file: bool = False) -> Path:
     """``local`` (relative to the run directory; an older border_py wrote it relative to where training
-    ran) as a saved model's directory inside the run directory."""
+    ran) as a saved model's directory (or, with ``file``, a file) inside the run directory."""
     from border_py.config import ConfigError
 
     root = run_dir.path.resolve()
@@ -246,7 +300,7 @@ def _inside(run_dir: RunDir, where: str, local: object) -> Path:
     for candidate in candidates:
         resolved = candidate.resolve()
         if resolved.is_relative_to(root) and resolved != root and not candidate.is_symlink():
-            if not resolved.is_dir():
+            if not (resolved.is_file() if file else resolved.is_dir()):
                 raise FileNotFoundError(f"{where}: the artifact {local!r} is gone from {run_dir.path}")
             return resolved
     raise ConfigError(f"{where}: the artifact {local!r} is not inside {run_dir.path}: refused")

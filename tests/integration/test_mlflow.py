@@ -43,7 +43,9 @@ def test_a_training_run_logs_params_batched_metrics_tags_and_artifacts(
     recorder.close()
 
     client = MlflowClient(tracking_uri=mlflow_server)
-    run = client.get_run(recorder.run_id)
+    run_id = recorder.run_id
+    assert run_id is not None  # the server answered: the run was made at once
+    run = client.get_run(run_id)
     assert run.data.params["trainer.max_opts"] == "9"
     assert run.data.params["agent.hidden"] == "[64, 64]"
     assert {k: run.data.tags[k] for k in ("agent", "env", "seed")} == {
@@ -52,10 +54,10 @@ def test_a_training_run_logs_params_batched_metrics_tags_and_artifacts(
         "seed": "0",
     }
     # The same records at the same steps as an in-memory recorder of the same run.
-    assert _history(client, recorder.run_id, "train/loss") == buffered.scalars("train/loss")
-    assert _history(client, recorder.run_id, "eval_reward") == buffered.scalars("eval_reward")
-    assert [s for s, _ in _history(client, recorder.run_id, "env_steps")] == [3, 6, 9]
-    assert sorted(a.path for a in client.list_artifacts(recorder.run_id, "best")) == [
+    assert _history(client, run_id, "train/loss") == buffered.scalars("train/loss")
+    assert _history(client, run_id, "eval_reward") == buffered.scalars("eval_reward")
+    assert [s for s, _ in _history(client, run_id, "env_steps")] == [3, 6, 9]
+    assert sorted(a.path for a in client.list_artifacts(run_id, "best")) == [
         "best/fake_agent.json", "best/meta.yaml",
     ]  # fmt: skip
     assert run.info.status == "FINISHED"
@@ -76,6 +78,7 @@ def test_a_resumed_run_continues_the_same_mlflow_run_without_gap_or_repeat(
         max_opts=12, record_interval=2, save_interval=4, model_dir=str(tmp_path), checkpoint_buffer=True
     )
     first = MlflowRecorder(experiment_name="border_py-test", tracking_uri=mlflow_server)
+    assert first.run_id is not None
     with pytest.raises(TrainingInterrupted):
         counting_trainer(config).train(_SignallingAgent(), first)
     first.close()
