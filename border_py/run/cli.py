@@ -36,7 +36,7 @@ from border_py.run import codec, zoo
 from border_py.run.arguments import resume_data, saved_experiment, train_arguments
 from border_py.run.experiment import AnyExperiment
 from border_py.run.recording import RECORDERS, Tracking
-from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted
+from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted, TrainingStalledError
 
 REFUSED = (
     ConfigError,
@@ -286,6 +286,9 @@ def guarded(command: Callable[[], int]) -> int:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         if exc.checkpoint is not None:
             print(f"continue with: border-py resume --model-dir {exc.checkpoint.parent}", file=sys.stderr)
+        return 2
+    except TrainingStalledError as exc:  # the run's files stay: what it saved before it stalled
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except REFUSED as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)

@@ -15,7 +15,7 @@
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.checks import opts_due
 from border_py.trainer.config import TrainerConfig
-from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted
+from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted, TrainingStalledError
 from border_py.trainer.loop import PreparedRun, Regime
 from border_py.trainer.offline import OfflineTrainer
 from border_py.trainer.online import Trainer, TrainerOf
@@ -38,5 +38,6 @@ __all__ = [
     "TrainerConfig",
     "TrainerOf",
     "TrainingInterrupted",
+    "TrainingStalledError",
     "opts_due",
 ]

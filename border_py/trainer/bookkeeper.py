@@ -23,6 +23,7 @@ from border_py.checkpoint import Writer, save_checkpoint
 from border_py.model_dir import prune_checkpoints
 from border_py.record import Record
 from border_py.trainer.config import TrainerConfig
+from border_py.trainer.interrupts import TrainingStalledError
 from border_py.trainer.result import (
     Evaluation,
     EvaluationObserver,
@@ -139,12 +140,12 @@ class Bookkeeper(Generic[O, A]):
         """Counts an ``opt`` call the agent skipped.
 
         Raises:
-            RuntimeError: ``max_skipped_opts`` calls in a row were skipped after the warm-up.
+            TrainingStalledError: ``max_skipped_opts`` calls in a row were skipped after the warm-up.
         """
         self.skipped_in_a_row += 1
         limit = self.config.max_skipped_opts
         if limit is not None and self.skipped_in_a_row >= limit:
-            raise RuntimeError(
+            raise TrainingStalledError(
                 f"agent.opt skipped {self.skipped_in_a_row} calls in a row (up to env step "
                 f"{self.env_steps}, opt step {self.opt_steps}; the warm-up ended at env step "
                 f"{self.warmup_end}): it is not learning. Does its batch size exceed what the buffer holds "

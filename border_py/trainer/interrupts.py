@@ -49,6 +49,11 @@ class ExperienceSourceError(RuntimeError):
         return self.message + saved
 
 
+class TrainingStalledError(RuntimeError):
+    """The agent skipped ``TrainerConfig.max_skipped_opts`` ``opt`` calls in a row after the warm-up: the
+    run is not learning (a batch the buffer can never hold, say), so it stops, said in one line."""
+
+
 class Interrupts:
     """While active (in the main thread), SIGINT and SIGTERM set ``signum`` for the loop to act on after
     the current step; a second signal gets the previous handler, so it acts at once."""

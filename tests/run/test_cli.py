@@ -214,3 +214,14 @@ def test_set_accepts_every_key_the_yaml_accepts_and_a_near_miss_gets_suggestions
         codec.apply_overrides(sac, ["trainer.max_opt=10"])
     with pytest.raises(ConfigError, match=r"unknown key 'init_from'; known here"):  # offline: no such field
         codec.apply_overrides(zoo.entry("awac", "pendulum-medium-v0").data, ["init_from=x"])
+
+
+def test_a_run_that_stops_learning_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A batch the buffer fills only after the warm-up, with a low skip limit: the error was a traceback."""
+    monkeypatch.chdir(tmp_path)
+    changes = ["replay_buffer.capacity=64", "agent.batch_size=64", "trainer.warmup_period=10",
+               "trainer.max_skipped_opts=5"]  # fmt: skip
+    assert main(["train", "dqn", "--env", "CartPole-v1", "--no-progress", "--set", *changes]) == 2
+    assert "agent.opt skipped 5 calls in a row (up to env step 20" in _error(capsys)

@@ -29,6 +29,7 @@ from border_py.testing import (
     count_dirs,
     counting_trainer,
 )
+from border_py.trainer.interrupts import TrainingStalledError
 
 
 def test_opt_eval_record_and_save_happen_exactly_on_schedule(tmp_path: Path) -> None:
@@ -171,7 +172,7 @@ def test_an_agent_that_keeps_skipping_stops_training_with_an_error_saying_so() -
     agent = FakeAgent(skip_first=10**9)
     config = TrainerConfig(max_opts=5, warmup_period=7, max_skipped_opts=50)
     with pytest.raises(
-        RuntimeError, match=r"agent\.opt skipped 50 calls in a row \(up to env step 57, opt step 0"
+        TrainingStalledError, match=r"agent\.opt skipped 50 calls in a row \(up to env step 57, opt step 0"
     ):
         counting_trainer(config).train(agent, BufferedRecorder())
     assert agent.n_opt_calls == 50
