@@ -23,12 +23,12 @@ from border_py.base.recorder import Recorder
 from border_py.recorders.mlflow import flatten
 from border_py.run.codec import experiment_to_dict
 from border_py.run.experiment import AnyExperiment
-from border_py.run.rundir import TENSORBOARD_DIR, RunDir
+from border_py.run.rundir import MLFLOW_UNSENT_FILE, TENSORBOARD_DIR, RunDir
 
 RECORDERS = ("tensorboard", "mlflow")
 """The recorders a run can use: TensorBoard alone, or TensorBoard and MLflow."""
 
-UNSENT_FILE = "mlflow_unsent.jsonl"
+UNSENT_FILE = MLFLOW_UNSENT_FILE
 """In the run directory: what the tracking server did not get (``border-py upload`` sends it)."""
 
 

@@ -11,6 +11,7 @@ files the run layer writes beside them.
       best/  <opt_steps>/    saved models (border_py.checkpoint)
       tensorboard/    event files
       mlflow_run_id   the MLflow run this directory records to (kept across resumes)
+      mlflow_unsent.jsonl   what its server did not get, until border-py upload sends it
 
 Order is law: `RunDir.hold` takes the lock and cleans up after a crashed save; the caller then builds
 and checks everything that can fail (the env, the agent, the pairing, the resume point); only then do
@@ -38,6 +39,8 @@ from border_py.trainer.state import read_trainer_state
 CONFIG_FILE = "config.yaml"
 TENSORBOARD_DIR = "tensorboard"
 MLFLOW_RUN_FILE = "mlflow_run_id"
+MLFLOW_UNSENT_FILE = "mlflow_unsent.jsonl"
+"""What an MLflow server that was away did not get (`border_py.run.recording`; ``border-py upload``)."""
 
 
 class RunDir(ModelDir):
@@ -65,15 +68,17 @@ class RunDir(ModelDir):
         return self.path / CONFIG_FILE
 
     def contents(self) -> list[str]:
-        """What a run left here: ``best/``, numbered checkpoints, ``tensorboard/``, ``config.yaml``."""
+        """What a run left here: ``best/``, numbered checkpoints, ``tensorboard/``, ``config.yaml``, unsent
+        MLflow records."""
         found = self.saved_runs()
         logs = self.path / TENSORBOARD_DIR
         if logs.is_symlink():
             found.append(f"{TENSORBOARD_DIR} (a link)")
         elif logs.is_dir() and any(logs.iterdir()):
             found.append(f"{TENSORBOARD_DIR}/")
-        if self.config_file.exists():
-            found.append(CONFIG_FILE)
+        for name in (CONFIG_FILE, MLFLOW_UNSENT_FILE):
+            if (self.path / name).exists() or (self.path / name).is_symlink():
+                found.append(name)
         return found
 
     def holds_a_run(self) -> bool:
@@ -132,10 +137,11 @@ class RunDir(ModelDir):
             )
 
     def clear(self) -> list[str]:
-        """Removes the run here (``--overwrite``): saved models, event files, config, MLflow run id;
-        returns what was removed. Call it only once every check of the new run has passed."""
+        """Removes the run here (``--overwrite``): saved models, event files, config, MLflow run id and
+        unsent records (a new run would append to the old run's); returns what was removed. Call it only
+        once every check of the new run has passed."""
         removed = [p.name + "/" for p in clear_checkpoints(self.path)]
-        for name in (TENSORBOARD_DIR, CONFIG_FILE, MLFLOW_RUN_FILE):
+        for name in (TENSORBOARD_DIR, CONFIG_FILE, MLFLOW_RUN_FILE, MLFLOW_UNSENT_FILE):
             path = self.path / name
             if path.is_symlink() or path.is_file():
                 path.unlink()  # a link itself is removed, never what it points to

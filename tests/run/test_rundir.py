@@ -106,3 +106,17 @@ def test_a_refused_run_leaves_no_lock_in_a_directory_it_did_not_create(tmp_path:
     run.mkdir()
     assert _train(tmp_path, run, "--set", "replay_buffer.capacity=10") == 2
     assert list(run.iterdir()) == []
+
+
+def test_overwrite_removes_the_old_runs_unsent_mlflow_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new run appended to the old run's spill file, whose lines upload then refused."""
+    run = tmp_path / "run"
+    assert _train(tmp_path, run) == 0
+    (run / "mlflow_unsent.jsonl").write_text('{"run_id": "old"}\n')
+    assert _train(tmp_path, run) == 2
+    assert "mlflow_unsent.jsonl" in capsys.readouterr().err
+    assert _train(tmp_path, run, "--overwrite") == 0
+    assert "mlflow_unsent.jsonl" in capsys.readouterr().err  # said among what was removed
+    assert not (run / "mlflow_unsent.jsonl").exists()
