@@ -35,6 +35,7 @@ points to.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -150,10 +151,15 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
         (tmp / META_FILE).write_text(yaml.safe_dump({**meta, "files": names}, sort_keys=False))
         for file in [*written, tmp / META_FILE, tmp]:
             _fsync(file)
-    except OSError as exc:
+    except (OSError, RuntimeError) as exc:
+        # torch.save reports a full disk as a RuntimeError ("unexpected pos", "iostream error").
+        code = exc.errno if isinstance(exc, OSError) else _full_disk(path.parent)
         shutil.rmtree(tmp, ignore_errors=True)
+        if code is None:
+            raise
+        said = exc if isinstance(exc, OSError) else f"{os.strerror(code)} (torch: {exc})"
         raise OSError(
-            exc.errno, f"could not save {path}: {exc}. Nothing was replaced; earlier saves are intact"
+            code, f"could not save {path}: {said}. Nothing was replaced; earlier saves are intact"
         ) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -164,6 +170,15 @@ def save_checkpoint(path: Path, meta: dict[str, Any], writers: Sequence[Writer])
     _fsync(path.parent)
     _remove(old)
     return [path / p.relative_to(tmp) for p in written] + [path / META_FILE]
+
+
+def _full_disk(directory: Path) -> int | None:
+    """``ENOSPC`` when the filesystem of ``directory`` has less than a megabyte left, else ``None``."""
+    try:
+        stats = os.statvfs(directory)
+    except OSError:
+        return None
+    return errno.ENOSPC if stats.f_bavail * stats.f_frsize < 2**20 else None
 
 
 def _remove(path: Path) -> None:

@@ -157,10 +157,14 @@ class RunDir(ModelDir):
         never written through)."""
         tmp = self.path / f".{CONFIG_FILE}.tmp-{os.getpid()}"
         tmp.unlink(missing_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "w") as file:
-            file.write(dump_experiment(experiment))
-        tmp.replace(self.config_file)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w") as file:
+                file.write(dump_experiment(experiment))
+            tmp.replace(self.config_file)
+        except OSError as exc:  # a full disk, say: the old config.yaml stays as it was
+            tmp.unlink(missing_ok=True)
+            raise OSError(exc.errno, f"could not write {self.config_file}: {exc.strerror or exc}") from exc
         return self.config_file
 
     def read_config(self, trust_code: Trust = False) -> AnyExperiment:

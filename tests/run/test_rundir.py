@@ -120,3 +120,26 @@ def test_overwrite_removes_the_old_runs_unsent_mlflow_records(
     assert _train(tmp_path, run, "--overwrite") == 0
     assert "mlflow_unsent.jsonl" in capsys.readouterr().err  # said among what was removed
     assert not (run / "mlflow_unsent.jsonl").exists()
+
+
+def test_a_full_disk_writing_config_yaml_names_the_file_and_leaves_no_leftover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resume onto a full disk said only '[Errno 28] No space left on device', naming no file."""
+    import errno
+
+    from border_py.run import rundir
+    from border_py.run.codec import load_experiment
+
+    run = tmp_path / "run"
+    assert _train(tmp_path, run) == 0
+    before = (run / "config.yaml").read_bytes()
+
+    def full(experiment: object) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(rundir, "dump_experiment", full)
+    with pytest.raises(OSError, match=r"could not write .*run/config.yaml: No space left on device"):
+        rundir.RunDir(run).write_config(load_experiment(run / "config.yaml"))
+    assert (run / "config.yaml").read_bytes() == before
+    assert not list(run.glob(".config.yaml.tmp-*"))

@@ -292,3 +292,27 @@ def test_recovery_removes_a_file_a_killed_process_was_writing_aside(tmp_path: Pa
         path.write_text("env: {name: Cart")
     assert recover_model_dir(tmp_path) == [f"removed the unfinished write {dead}"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name]
+
+
+def test_a_full_disk_that_torch_reports_as_a_runtime_error_is_said_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """torch.save says a full disk with a RuntimeError ('basic_ios::clear: iostream error', measured on a
+    full tmpfs), which escaped as a traceback; another RuntimeError, with room on the disk, is a bug and
+    stays one."""
+
+    def torch_save(path: Path) -> list[Path]:
+        raise RuntimeError("basic_ios::clear: iostream error")
+
+    save_checkpoint(tmp_path / "best", _meta(score=1.0), [_writer("good")])
+    with pytest.raises(RuntimeError, match="iostream error"):
+        save_checkpoint(tmp_path / "best", _meta(score=2.0), [torch_save])
+    full = os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255))
+    monkeypatch.setattr(os, "statvfs", lambda path: full)
+    with pytest.raises(
+        OSError, match=r"could not save .*best: No space left on device \(torch: basic_ios"
+    ) as info:
+        save_checkpoint(tmp_path / "best", _meta(score=2.0), [torch_save])
+    assert info.value.errno == errno.ENOSPC
+    assert load_meta(tmp_path / "best")["score"] == 1.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["best"]
