@@ -57,10 +57,13 @@ class TensorboardRecorder(AggregatingRecorder):
 
     @contextlib.contextmanager
     def _naming_logdir(self) -> Iterator[None]:
-        """An ``OSError`` (a full disk) says which directory it is about."""
+        """An ``OSError`` (a full disk) says which directory it is about; the writer is let go then."""
         try:
             yield
         except OSError as exc:
+            if self._writer is not None:
+                _abandon(self._writer)
+                self._writer = None
             raise OSError(exc.errno, f"TensorBoard logs in {self.logdir}: {exc.strerror or exc}") from exc
 
     def _write(self, record: Record, step: int) -> None:
@@ -91,3 +94,18 @@ class TensorboardRecorder(AggregatingRecorder):
         if self._writer is not None:
             with self._naming_logdir():
                 self._writer.close()
+
+
+def _abandon(writer: SummaryWriter) -> None:
+    """Stops tensorboardX's writer threads and marks their files closed after a failed write (a full
+    disk): else, as the process ends, its atexit hook retries the flush and its thread dies on the torn
+    down queue, each printing a traceback after the one-line error. What it could not write is lost."""
+    for file_writer in list((writer.all_writers or {}).values()):
+        events = getattr(file_writer, "event_writer", None)
+        if events is None or getattr(events, "_closed", True):
+            continue
+        with contextlib.suppress(Exception):  # the thread may have died on the same error
+            events._worker.stop()
+        with contextlib.suppress(Exception):
+            events._ev_writer.close()
+        events._closed = True

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -101,6 +103,31 @@ def test_a_full_disk_names_the_tensorboard_directory(tmp_path: Path, monkeypatch
     ) as info:
         recorder.flush(1)
     assert info.value.errno == errno.ENOSPC
+
+
+def test_after_a_full_disk_tensorboardx_prints_nothing_more_as_the_process_ends(tmp_path: Path) -> None:
+    """Its atexit hook retried the flush and its thread died on the torn-down queue: two tracebacks after
+    the one-line error (measured on a full tmpfs)."""
+    script = f"""
+import errno
+from tensorboardX.record_writer import RecordWriter
+from border_py import Record, TensorboardRecorder
+recorder = TensorboardRecorder({str(tmp_path / "tb")!r})
+recorder.write(Record({{"train/loss": 1.0}}), 1)
+def full(*_):
+    raise OSError(errno.ENOSPC, "No space left on device")
+RecordWriter.flush = full
+try:
+    recorder.close()
+except OSError as exc:
+    print("error:", exc)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert (
+        done.stdout == f"error: [Errno 28] TensorBoard logs in {tmp_path / 'tb'}: No space left on device\n"
+    )
+    assert done.stderr == ""
 
 
 class _BreakingEnv(CountingEnv):
