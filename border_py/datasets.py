@@ -297,7 +297,8 @@ class MinariDatasetConfig:
                 f"Dataset {self.dataset_id} not found locally: no {where / 'data'} (the zoo's datasets are "
                 "built by `make datasets`)"
             )
-        with datasets_path(self.data_path), self._unreadable(where, (OSError, KeyError, ValueError)):
+        damaged = (OSError, KeyError, ValueError, RuntimeError)  # h5py says some damage as RuntimeError
+        with datasets_path(self.data_path), self._unreadable(where, damaged):
             return minari.load_dataset(self.dataset_id)
 
     @contextlib.contextmanager
@@ -321,7 +322,7 @@ class MinariDatasetConfig:
                 arrays.
         """
         dataset = self.load()
-        with self._unreadable(self.directory(), (OSError, KeyError)):
+        with self._unreadable(self.directory(), (OSError, KeyError, RuntimeError)):
             columns = minari_columns(dataset, self.gamma, self.reward_normalization)
         return ArrayDataset(columns, seed, source=f"Minari dataset {self.dataset_id}")
 
