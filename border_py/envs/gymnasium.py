@@ -3,6 +3,8 @@ with `GymVecEnv`."""
 
 from __future__ import annotations
 
+import math
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -118,13 +120,23 @@ def checked_reward(reward: Any, name: str, env_step: int) -> float:
             f"{name}: reward at env step {env_step} must be a real number, got {type(reward).__name__} "
             f"{reward!r:.200}"
         )
-    value = float(reward)
+    try:
+        value = float(reward)
+    except OverflowError:  # an int beyond every float (10**400)
+        value = math.inf
     if not -_FLOAT32_MAX <= value <= _FLOAT32_MAX:  # False for NaN too
         raise ValueError(
             f"{name}: reward at env step {env_step} is not finite as a float32 (the replay buffer's type): "
-            f"{value}"
+            f"{reward!r:.40}"
         )
     return value
+
+
+def _raised_by_gymnasiums_checker(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from Gymnasium's passive env checker (which checks the first step's output
+    with numpy and fails with a ``TypeError`` on a value numpy cannot hold), not from the env itself."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and frames[-1].filename.endswith("passive_env_checker.py")
 
 
 def checked_flag(flag: Any, name: str, what: str, env_step: int) -> bool:
@@ -301,7 +313,16 @@ class GymEnv(SpaceInfo):
 
     def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
-        obs, raw_reward, raw_terminated, raw_truncated, info = self.env.step(self._check_act(act))
+        try:
+            obs, raw_reward, raw_terminated, raw_truncated, info = self.env.step(self._check_act(act))
+        except TypeError as exc:
+            if _raised_by_gymnasiums_checker(exc):
+                raise ValueError(
+                    f"{self.config.name}: Gymnasium's env checker could not read env step "
+                    f"{self._env_steps + 1}'s output ({exc}): is the reward a real number that fits a "
+                    "float32, the observation an array of the observation space's shape?"
+                ) from exc
+            raise
         self._env_steps += 1
         name, at = self.config.name, self._env_steps
         reward = checked_reward(raw_reward, name, at)

@@ -137,6 +137,8 @@ class _BadOutputEnv(gym.Env[np.ndarray, int]):
         ),
         (np.zeros((1, 4)), 0.0, r"has shape \(1, 4\), but the observation space declares \(4,\)"),
         (np.full(4, 1e39), 0.0, r"observation at env step 1 is not finite \(as float32\)"),
+        # An int beyond every float: OverflowError escaped float().
+        (np.zeros(4), 10**400, r"reward at env step 1 is not finite as a float32 .*: 1000000000000"),
         (np.zeros(4), "1.5", r"reward at env step 1 must be a real number, got str '1\.5'"),
         (np.zeros(4), None, r"reward at env step 1 must be a real number, got NoneType None"),
         (np.zeros(4), 1 + 2j, r"reward at env step 1 must be a real number, got complex \(1\+2j\)"),
@@ -165,6 +167,21 @@ def test_bad_env_output_is_refused_at_the_step_showing_actual_and_expected(
             env.step(np.array(0))
     finally:
         del gym.registry["BorderPyBadOutput-v0"]
+
+
+def test_a_reward_gymnasiums_checker_cannot_read_is_one_error_naming_the_env() -> None:
+    """With Gymnasium's env checker on (gym.make's default), 10**400 made it raise a TypeError from
+    numpy, which escaped as a traceback from inside Gymnasium."""
+    gym.register(id="BorderPyHugeReward-v0", entry_point=lambda **_: _BadOutputEnv(np.zeros(4), 10**400))
+    try:
+        env = GymEnvConfig(name="BorderPyHugeReward-v0").build(seed=0)
+        env.reset()
+        with pytest.raises(
+            ValueError, match=r"BorderPyHugeReward-v0: Gymnasium's env checker could not read env step 1"
+        ):
+            env.step(np.array(0))
+    finally:
+        del gym.registry["BorderPyHugeReward-v0"]
 
 
 def test_an_unknown_env_or_refused_kwargs_name_the_field() -> None:
