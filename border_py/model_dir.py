@@ -65,7 +65,7 @@ class ModelDir:
                 f"model_dir {str(self.path)!r} holds {', '.join(foreign)}, which no run of border_py saved, "
                 "under names its saves use: a run would replace them; train into another --model-dir"
             )
-        created = not self.path.exists()
+        created = [p for p in (self.path, *self.path.parents) if not p.exists()]  # deepest first
         ensure_writable_dir(self.path)
         new_lock = not (self.path / LOCK_FILE).exists()
         with model_dir_lock(self.path):
@@ -77,12 +77,16 @@ class ModelDir:
                     self._remove_if_only_the_lock(created)
                 raise
 
-    def _remove_if_only_the_lock(self, created: bool) -> None:
+    def _remove_if_only_the_lock(self, created: list[Path]) -> None:
+        """Removes the lock, then the folders this hold created (``runs/dqn/CartPole-v1/seed0`` and the
+        ones above it that were missing), if nothing else was put there."""
         lock = self.path / LOCK_FILE
         if [entry.name for entry in self.path.iterdir()] == [LOCK_FILE]:
             lock.unlink()
-            if created:
-                self.path.rmdir()
+            for folder in created:
+                if any(folder.iterdir()):
+                    break
+                folder.rmdir()
 
     def saved_runs(self) -> list[str]:
         """What an earlier run saved here: ``best/`` and the numbered checkpoints (complete or not)."""

@@ -51,6 +51,7 @@ from border_py.run.pairing import check_agent_batches
 from border_py.run.recording import Tracking
 from border_py.run.rundir import RunDir
 from border_py.run.saved import saved_model
+from border_py.run.sizes import check_fits_memory
 from border_py.seeding import configure_torch, seed_everything
 from border_py.trainer.interrupts import TrainingInterrupted
 from border_py.trainer.loop import PreparedRun
@@ -156,6 +157,7 @@ def _prepare_online(
 
     seed = experiment.trainer.seed
     with _refused(source, "agent"):
+        check_fits_memory(experiment.agent, eval_env.spaces)
         agent = experiment.agent.build(eval_env.spaces, seed)
         check_agent_batches(agent, experiment.replay_buffer)
     evaluator = experiment.evaluator.build(eval_env)
@@ -223,6 +225,7 @@ def _prepare_offline(
         dataset = experiment.dataset.build(seed)
         dataset.check_fits(eval_env.spaces)  # another env's data would fail at the first update
     with _refused(source, "agent"):
+        check_fits_memory(experiment.agent, eval_env.spaces)
         agent = experiment.agent.build(eval_env.spaces, seed, observation_stats(dataset))
     evaluator = experiment.evaluator.build(eval_env)
     trainer.observers.extend(observers)

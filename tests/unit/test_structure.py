@@ -114,7 +114,7 @@ def test_the_import_graph_has_no_cycle() -> None:
 
 
 RUN_LAYER = {"arguments", "cli", "codec", "commands", "experiment", "outputs", "pairing", "program",
-             "recording", "rundir", "saved", "tune", "zoo", "zoo_datasets"}  # fmt: skip
+             "recording", "rundir", "saved", "sizes", "tune", "zoo", "zoo_datasets"}  # fmt: skip
 """What ``border_py.run`` holds: the CLI's verbs and what an experiment needs, nothing a maintainer's
 campaign alone uses (those live in ``campaigns/``)."""
 

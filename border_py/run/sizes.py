@@ -1,0 +1,68 @@
+"""Whether an agent's networks fit this machine's memory, judged from its config before anything is
+allocated: ``agent.hidden=[100000000]`` built gigabytes of weights, then the first update asked for tens
+more and ended in a traceback after ``config.yaml`` was written (a larger layer can exhaust the machine
+while it is being built)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+
+import attrs
+
+from border_py.base.spaces import Spaces
+from border_py.config import layer_sizes, unit_counts
+
+WEIGHT_COPIES = 5
+"""Copies of each weight one update holds: the network, its target, the gradients, Adam's two moments."""
+ACTIVATION_COPIES = 3
+"""Copies of each unit's activation per batch row: the forward pass, its gradient, a target's pass."""
+
+
+def update_bytes(agent_config: object, spaces: Spaces) -> int:
+    """A generous estimate of the float32 memory one update needs: for every field of hidden layer sizes
+    (``hidden``, ``actor_hidden``, ...), an MLP from the observation to the actions through those layers,
+    its weights `WEIGHT_COPIES` times and its activations for a batch `ACTIVATION_COPIES` times."""
+    if not attrs.has(type(agent_config)):
+        return 0
+    inputs = math.prod(spaces.obs_shape) + (spaces.action_dim if spaces.n_actions is None else 0)
+    outputs = spaces.n_actions or spaces.action_dim
+    batch = int(getattr(agent_config, "batch_size", 1))
+    total = 0
+    for field in attrs.fields(type(agent_config)):
+        if field.validator not in (layer_sizes, unit_counts):
+            continue
+        sizes = [inputs, *getattr(agent_config, field.name), outputs]
+        weights = sum(a * b for a, b in itertools.pairwise(sizes))
+        total += 4 * (WEIGHT_COPIES * weights + ACTIVATION_COPIES * batch * sum(sizes[1:]))
+    return total
+
+
+def machine_bytes() -> int | None:
+    """The machine's physical memory; ``None`` where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_fits_memory(agent_config: object, spaces: Spaces) -> None:
+    """Refuses networks whose update would need more than the machine's memory (`update_bytes`).
+
+    Raises:
+        ValueError: the estimate, the machine's memory and the fields to lower.
+    """
+    need, have = update_bytes(agent_config, spaces), machine_bytes()
+    if have is None or need <= have:
+        return
+    layers = [
+        f"{field.name}={list(getattr(agent_config, field.name))}"
+        for field in attrs.fields(type(agent_config))
+        if field.validator in (layer_sizes, unit_counts)
+    ]
+    raise ValueError(
+        f"networks of {', '.join(layers)} need about {need / 2**30:,.0f} GiB for one update (batch "
+        f"{getattr(agent_config, 'batch_size', 1)}), more than this machine's {have / 2**30:,.0f} GiB: "
+        "lower the hidden layer sizes or the batch size"
+    )
