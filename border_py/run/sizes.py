@@ -24,19 +24,27 @@ def update_bytes(agent_config: object, spaces: Spaces) -> int:
     """A generous estimate of the float32 memory one update needs: for every field of hidden layer sizes
     (``hidden``, ``actor_hidden``, ...), an MLP from the observation to the actions through those layers,
     its weights `WEIGHT_COPIES` times and its activations for a batch `ACTIVATION_COPIES` times."""
-    if not attrs.has(type(agent_config)):
-        return 0
     inputs = math.prod(spaces.obs_shape) + (spaces.action_dim if spaces.n_actions is None else 0)
     outputs = spaces.n_actions or spaces.action_dim
     batch = int(getattr(agent_config, "batch_size", 1))
     total = 0
-    for field in attrs.fields(type(agent_config)):
-        if field.validator not in (layer_sizes, unit_counts):
-            continue
-        sizes = [inputs, *getattr(agent_config, field.name), outputs]
+    for layers in _hidden_layers(agent_config).values():
+        sizes = [inputs, *layers, outputs]
         weights = sum(a * b for a, b in itertools.pairwise(sizes))
         total += 4 * (WEIGHT_COPIES * weights + ACTIVATION_COPIES * batch * sum(sizes[1:]))
     return total
+
+
+def _hidden_layers(agent_config: object) -> dict[str, tuple[int, ...]]:
+    """The config's fields of hidden layer sizes (validated as such), by name."""
+    cls = type(agent_config)
+    if not attrs.has(cls):
+        return {}
+    return {
+        field.name: tuple(getattr(agent_config, field.name))
+        for field in attrs.fields(cls)
+        if field.validator in (layer_sizes, unit_counts)
+    }
 
 
 def machine_bytes() -> int | None:
@@ -56,11 +64,7 @@ def check_fits_memory(agent_config: object, spaces: Spaces) -> None:
     need, have = update_bytes(agent_config, spaces), machine_bytes()
     if have is None or need <= have:
         return
-    layers = [
-        f"{field.name}={list(getattr(agent_config, field.name))}"
-        for field in attrs.fields(type(agent_config))
-        if field.validator in (layer_sizes, unit_counts)
-    ]
+    layers = [f"{name}={list(sizes)}" for name, sizes in _hidden_layers(agent_config).items()]
     raise ValueError(
         f"networks of {', '.join(layers)} need about {need / 2**30:,.0f} GiB for one update (batch "
         f"{getattr(agent_config, 'batch_size', 1)}), more than this machine's {have / 2**30:,.0f} GiB: "
