@@ -20,6 +20,7 @@ from border_py.base.env import AnyEnv, VecEnv
 from border_py.base.step_processor import StepProcessor
 from border_py.base.sync_model import ActingAgent
 from border_py.base.typevars import A, I, O
+from border_py.envs.gymnasium import register_missing
 from border_py.record import Record
 from border_py.trainer.sampler import SyncSampler
 
@@ -63,6 +64,7 @@ class ActorWorker(Generic[O, A, I]):
         env_config: builds its env.
         step_proc_config: builds its step processor (one per sub-env of a vector env).
         make_agent: builds its agent copy from a seed.
+        registrations: Gymnasium registrations the driver made (`registrations_of`), made here too.
     """
 
     def __init__(
@@ -71,8 +73,11 @@ class ActorWorker(Generic[O, A, I]):
         env_config: SeededBuilder[AnyEnv[O, A]],
         step_proc_config: Builder[StepProcessor[O, A, I]],
         make_agent: Callable[[int], ActingAgent[O, A]],
+        registrations: Sequence[Any] = (),
     ) -> None:
         import ray
+
+        register_missing(registrations)  # an id the driver registered (a user's env): unknown here
 
         with warnings.catch_warnings():  # Ray 2.60 deprecates the property without a replacement for it
             warnings.simplefilter("ignore", DeprecationWarning)

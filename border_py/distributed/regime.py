@@ -18,6 +18,7 @@ from border_py.base.typevars import A, B, I, O
 from border_py.distributed.actor import ActorWorker, Collected
 from border_py.distributed.config import AsyncConfig
 from border_py.distributed.limiter import RateLimiter
+from border_py.envs.gymnasium import registrations_of
 from border_py.record import Record
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig
@@ -102,7 +103,13 @@ class AsyncRegime(Generic[O, A, I, B]):
         self.worker_class: Any = remote(ActorWorker)
         self.actors: list[Any] = [self._spawn(i) for i in range(c.n_actors)]
         # Every actor built (seconds: each imports torch and builds its env) before the first request.
-        self._pids: list[int | None] = list(ray.get([actor.pid.remote() for actor in self.actors]))
+        try:
+            self._pids: list[int | None] = list(ray.get([actor.pid.remote() for actor in self.actors]))
+        except ray.exceptions.RayActorError as exc:  # an actor's env or agent could not be built
+            for actor in self.actors:
+                ray.kill(actor, no_restart=True)
+            cause = [line for line in str(exc).splitlines() if line.strip()][-1:] or [type(exc).__name__]
+            raise ExperienceSourceError(f"the actors could not start: {cause[0].strip()}") from exc
         self._starting: dict[int, Any] = {}
         """Replacement actors still being built: index -> the reference of their pid (no request before)."""
         self.pending: dict[Any, tuple[int, int]] = {}
@@ -131,6 +138,7 @@ class AsyncRegime(Generic[O, A, I, B]):
             self.env_config,
             self.step_proc_config,
             self.make_actor_agent,
+            registrations_of(self.env_config),
         )
 
     def setup(self) -> dict[str, Any]:
