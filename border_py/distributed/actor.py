@@ -20,7 +20,7 @@ from border_py.base.env import AnyEnv, VecEnv
 from border_py.base.step_processor import StepProcessor
 from border_py.base.sync_model import ActingAgent
 from border_py.base.typevars import A, I, O
-from border_py.envs.gymnasium import register_missing
+from border_py.distributed.gym_ids import register_missing
 from border_py.record import Record
 from border_py.trainer.sampler import SyncSampler
 

@@ -17,8 +17,8 @@ from border_py.base.sync_model import ActingAgent, SyncAgent
 from border_py.base.typevars import A, B, I, O
 from border_py.distributed.actor import ActorWorker, Collected
 from border_py.distributed.config import AsyncConfig
+from border_py.distributed.gym_ids import registrations_of
 from border_py.distributed.limiter import RateLimiter
-from border_py.envs.gymnasium import registrations_of
 from border_py.record import Record
 from border_py.trainer.bookkeeper import Bookkeeper
 from border_py.trainer.config import TrainerConfig

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -384,21 +384,3 @@ class GymEnv(SpaceInfo):
     def close(self) -> None:
         """Closes the Gymnasium env."""
         self.env.close()
-
-
-def registrations_of(env_config: object) -> list[Any]:
-    """The Gymnasium registration (``EnvSpec``) of the env id ``env_config.name`` when this process made
-    it: another process (a Ray actor) starts with Gymnasium's own ids only, so it registers what it is
-    handed (`register_missing`). Empty for ``module:EnvId`` names (Gymnasium imports the module there)
-    and for configs without a name."""
-    name = getattr(env_config, "name", None)
-    if not isinstance(name, str) or ":" in name or name not in gym.registry:
-        return []
-    return [gym.registry[name]]
-
-
-def register_missing(specs: Iterable[Any]) -> None:
-    """Registers each ``EnvSpec`` of `registrations_of` whose id this process does not know."""
-    for spec in specs:
-        if spec.id not in gym.registry:
-            gym.registry[spec.id] = spec  # what gym.register stores: the spec, entry point and all
