@@ -6,8 +6,10 @@ Each run directory is a trainer's ``model_dir`` (its ``config.yaml`` and the Ten
 examples write under it); a directory holding several of them (``runs/reference/sac_pendulum`` with
 ``seed0``, ``seed1``, ...) stands for all of them. Runs whose configs differ only in the seed and the
 ``model_dir`` are one group, drawn as one line: the mean with a min-max band, or (``--band iqm``) the
-interquartile mean with a bootstrap 95% confidence interval over seeds. The x axis is opt steps (the
-recorder's step) or env steps (the ``env_steps`` counter the trainer records alongside).
+interquartile mean with a bootstrap 95% confidence interval over seeds. With fewer than 5 seeds that
+interval is the min-max range itself, so ``--band iqm`` draws and labels the min-max band there (and the
+IQM of fewer than 4 seeds is their mean, labelled so). The x axis is opt steps (the recorder's step) or
+env steps (the ``env_steps`` counter the trainer records alongside).
 
 The events are read with TensorBoard's own reader and drawn with matplotlib's non-interactive backend, so
 it runs headless; both come with the ``plot`` extra (``pip install 'border_py[plot]'``).
@@ -32,6 +34,11 @@ from border_py.config import parse_yaml
 XAxis: TypeAlias = Literal["opt_steps", "env_steps"]
 Band: TypeAlias = Literal["minmax", "iqm"]
 F64: TypeAlias = npt.NDArray[np.float64]
+
+CI_MIN_SEEDS = 5
+"""Seeds a bootstrap CI needs to be narrower than the min-max range: with 4 or fewer, at least 2.5% of the
+resamples draw (nearly) only the lowest seed, so the 2.5th percentile is the minimum (and the 97.5th the
+maximum)."""
 
 _SEED_KEYS = {"seed", "model_dir"}
 """Config keys that differ between the seeds of one configuration; any other difference makes a new group."""
@@ -245,7 +252,8 @@ class Summary:
 
 def summarize(curves: Sequence[Curve], axis: XAxis = "opt_steps", band: Band = "minmax") -> Summary:
     """The seeds' curves on a common grid (the union of their x values where they all have data, each
-    interpolated linearly) and their mean with the min-max band, or their IQM with its bootstrap CI."""
+    interpolated linearly) and their mean with the min-max band, or their IQM with its bootstrap CI (the
+    min-max band below `CI_MIN_SEEDS` seeds)."""
     lo = max(float(c.x(axis)[0]) for c in curves)
     hi = min(float(c.x(axis)[-1]) for c in curves)
     grid = np.unique(np.concatenate([c.x(axis) for c in curves]))
@@ -253,20 +261,32 @@ def summarize(curves: Sequence[Curve], axis: XAxis = "opt_steps", band: Band = "
     ys = np.stack([np.interp(grid, c.x(axis), c.values) for c in curves])
     if band == "minmax":
         return Summary(grid, ys.mean(axis=0), ys.min(axis=0), ys.max(axis=0))
+    if len(curves) < CI_MIN_SEEDS:
+        return Summary(grid, interquartile_mean(ys), ys.min(axis=0), ys.max(axis=0))
     low, high = bootstrap_ci(ys)
     return Summary(grid, interquartile_mean(ys), low, high)
 
 
 def legend_label(label: str, n_seeds: int, band: Band) -> str:
-    """A group's legend entry: what its line is and, over several seeds, what its band is.
+    """A group's legend entry: what its line is and, over several seeds, what its band is, as `summarize`
+    draws them.
 
     Examples:
         >>> legend_label("dqn", 3, "minmax"), legend_label("sac", 5, "iqm"), legend_label("x", 1, "iqm")
         ('dqn (mean of 3 seeds; band: min-max)', 'sac (IQM of 5 seeds; band: 95% bootstrap CI)', 'x (1 seed)')
+        >>> legend_label("td3", 3, "iqm")
+        'td3 (mean of 3 seeds; band: min-max, a bootstrap CI needs 5 seeds)'
     """
     if n_seeds == 1:
         return f"{label} (1 seed)"
-    centre, spread = ("IQM", "95% bootstrap CI") if band == "iqm" else ("mean", "min-max")
+    if band == "minmax":
+        return f"{label} (mean of {n_seeds} seeds; band: min-max)"
+    centre = "IQM" if n_seeds >= 4 else "mean"
+    spread = (
+        "95% bootstrap CI"
+        if n_seeds >= CI_MIN_SEEDS
+        else f"min-max, a bootstrap CI needs {CI_MIN_SEEDS} seeds"
+    )
     return f"{label} ({centre} of {n_seeds} seeds; band: {spread})"
 
 

@@ -11,9 +11,13 @@
 - The study lives in the storage (SQLite) and resumes: running the command again continues it, and
   several processes running it share the work. ``--trials`` counts finished trials (complete or pruned),
   whichever process ran them.
-- A trial whose process was killed is retried with its own parameters once its heartbeat is older than
-  twice ``--heartbeat`` seconds (Optuna's ``RetryFailedTrialCallback``), resuming its run directory from
-  its newest checkpoint.
+- A trial stopped before it finished is retried with its own parameters in its own run directory,
+  resuming from its newest checkpoint (from scratch without one), up to 3 times (Optuna's
+  ``RetryHeartbeatStaleTrialCallback``). Ctrl-C or SIGTERM while a trial trains saves a checkpoint, queues
+  the retry at once and exits with 128 + the signal number: the same command goes on with it first. A
+  process killed outright (SIGKILL, or SIGTERM between trials) leaves its trial running in the study
+  until its heartbeat is older than twice ``--heartbeat`` seconds; the next trial to start in any process
+  of the study then retries it.
 - The study records the command and the base experiment; a study of another base is refused. The best
   trial is written as ``<out>/best.yaml``, which ``border-py train --config`` reads as it is.
 
@@ -25,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import shlex
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -37,6 +43,10 @@ import yaml
 
 from border_py.config import ConfigError
 from border_py.run import codec, zoo
+from border_py.trainer.interrupts import TrainingInterrupted
+
+MAX_RETRIES = 3
+"""How often a trial stopped before it finished (killed or interrupted) is retried."""
 
 
 def add_tune_flags(parser: argparse.ArgumentParser) -> None:
@@ -144,7 +154,8 @@ def with_params(base: dict[str, Any], params: dict[str, Any], source: str) -> di
     return codec.apply_overrides(base, [f"{k}={json.dumps(v)}" for k, v in params.items()], source)
 
 
-def _objective(setup: TuneSetup) -> Any:
+def _objective(setup: TuneSetup, interrupted: list[int]) -> Any:
+    """The objective; it appends the number of a trial a signal stopped to ``interrupted``."""
     import optuna
 
     from border_py.run.commands import TrainOptions, train
@@ -152,6 +163,13 @@ def _objective(setup: TuneSetup) -> Any:
     from border_py.trainer.result import Evaluation
 
     def objective(trial: optuna.Trial) -> float:
+        try:
+            return run_trial(trial)
+        except (TrainingInterrupted, KeyboardInterrupt):
+            interrupted.append(trial.number)
+            raise
+
+    def run_trial(trial: optuna.Trial) -> float:
         params = {key: suggest(trial, key, spec) for key, spec in setup.space.items()}
         model_dir, retried = _trial_dir(setup, trial)
         data = with_params(
@@ -189,7 +207,7 @@ def _study(args: argparse.Namespace, setup: TuneSetup, name: str) -> Any:
             args.storage,
             heartbeat_interval=args.heartbeat,
             grace_period=2 * args.heartbeat,
-            heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=3),
+            heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRIES),
         )
     study = optuna.create_study(
         study_name=name,
@@ -233,6 +251,44 @@ def write_best(study: Any, setup: TuneSetup) -> Path | None:
     return path
 
 
+class _QuietInterrupted(logging.Filter):
+    """Drops Optuna's warnings (a traceback) for a trial a signal stopped: `_retry_interrupted` says what
+    happened, in one line."""
+
+    def __init__(self, interrupted: list[int]) -> None:
+        super().__init__()
+        self.interrupted = interrupted
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(record.getMessage().startswith(f"Trial {n} failed") for n in self.interrupted)
+
+
+def _retry_interrupted(study: Any, interrupted: list[int], exc: BaseException) -> int:
+    """Queues the retry of the trial a signal stopped (Optuna has marked it failed), as a stale heartbeat
+    would, says so and returns the exit status: 128 + the signal number."""
+    import optuna
+    from optuna.storages import RetryHeartbeatStaleTrialCallback as Retry
+
+    signum = exc.signum if isinstance(exc, TrainingInterrupted) else int(signal.SIGINT)
+    name = signal.Signals(signum).name
+    if not interrupted:  # between trials: none was running
+        print(f"tuning interrupted by {name} between trials", file=sys.stderr)
+        return 128 + signum
+    trial = next(t for t in study.get_trials(deepcopy=False) if t.number == interrupted[-1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)  # as in _study
+        queued = len(Retry.retry_history(trial)) < MAX_RETRIES
+        Retry(max_retry=MAX_RETRIES)(study, trial)  # it queues nothing past MAX_RETRIES
+    where = f"{exc}" if isinstance(exc, TrainingInterrupted) else f"{name} received"
+    then = (
+        "it is retried from there: run the same border-py tune command to go on"
+        if queued
+        else f"it was retried {MAX_RETRIES} times already and is not retried again"
+    )
+    print(f"trial {trial.number}: {where}; {then}", file=sys.stderr)
+    return 128 + signum
+
+
 def tune_command(args: argparse.Namespace) -> int:
     """Runs ``border-py tune``: the study until it holds ``--trials`` finished trials; writes the best."""
     import optuna
@@ -255,12 +311,23 @@ def tune_command(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         optuna.storages.fail_stale_trials(study)  # a killed worker's trial is retried first
-    if sum(t.state in finished for t in study.trials) < args.trials:
-        study.optimize(
-            _objective(setup),
-            callbacks=[optuna.study.MaxTrialsCallback(args.trials, states=finished)],
-            catch=(ConfigError, ValueError, RuntimeError),
-        )
+    interrupted: list[int] = []
+    quiet = _QuietInterrupted(interrupted)
+    handlers = logging.getLogger("optuna").handlers  # a logger's own filters miss its children's records
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        if sum(t.state in finished for t in study.trials) < args.trials:
+            study.optimize(
+                _objective(setup, interrupted),
+                callbacks=[optuna.study.MaxTrialsCallback(args.trials, states=finished)],
+                catch=(ConfigError, ValueError, RuntimeError),
+            )
+    except (TrainingInterrupted, KeyboardInterrupt) as exc:
+        return _retry_interrupted(study, interrupted, exc)
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
     best = write_best(study, setup)
     counts = {s.name.lower(): sum(t.state == s for t in study.trials) for s in optuna.trial.TrialState}
     print(f"study {name}: " + ", ".join(f"{n} {k}" for k, n in counts.items() if n))

@@ -1,6 +1,7 @@
 """``border-py tune`` against a real SQLite study: trials are pruned, a study killed with SIGKILL resumes
-without a lost or repeated trial (the killed one is retried with its own parameters), no trial leaves a
-lock or a half-written run directory, and the best trial's YAML trains."""
+without a lost or repeated trial (the killed one is retried with its own parameters), a trial stopped by
+Ctrl-C or SIGTERM is retried from its checkpoint, no trial leaves a lock or a half-written run directory,
+and the best trial's YAML trains."""
 
 from __future__ import annotations
 
@@ -108,6 +109,63 @@ def test_a_killed_study_resumes_without_a_lost_or_repeated_trial_and_its_best_ya
     assert f"--config {best}" in done.stdout
     assert main(["train", "--config", str(best), "--model-dir", str(tmp_path / "best"), "--no-progress",
                  "--set", "trainer.max_opts=50", "trainer.eval_interval=50"]) == 0  # fmt: skip
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_trial_stopped_by_ctrl_c_or_sigterm_is_retried_from_its_checkpoint(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    """A signal while a trial trains saves its checkpoint and queues its retry: the same command then
+    resumes that trial in its own directory (its evaluations go on after the interrupted step) instead of
+    sampling a new one; stderr says so in one line, with no traceback."""
+    storage = f"sqlite:///{tmp_path / 'tune.db'}"
+    out = tmp_path / "trials"
+    command = _command(storage, out)
+    command[command.index("--trials") + 1] = "1"
+    command += ["trainer.max_opts=3000"]  # after BUDGET's: long enough to be caught training
+    env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
+    with (tmp_path / "stderr").open("w+") as err:
+        proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            _wait_for_an_evaluation(storage)
+            proc.send_signal(sig)
+            assert proc.wait(timeout=120) == 128 + sig
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        err.seek(0)
+        lines = err.read().splitlines()
+    trials = _load(storage).trials
+    states = optuna.trial.TrialState
+    assert [t.state for t in trials] == [states.FAIL, states.WAITING]
+    said = [line for line in lines if line.startswith("trial 0:")]
+    assert len(said) == 1, lines
+    assert f"interrupted by {sig.name}" in said[0]
+    assert "retried from there: run the same border-py tune command" in said[0]
+    assert not any("Traceback" in line or "failed with" in line for line in lines), lines
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    failed, retry = _load(storage).trials
+    assert retry.state == states.COMPLETE
+    assert retry.params == failed.params
+    assert retry.user_attrs["model_dir"] == failed.user_attrs["model_dir"] == "trial_0000"
+    assert min(retry.intermediate_values) > max(failed.intermediate_values)  # resumed, not restarted
+    assert sorted(p.name for p in out.glob("trial_*")) == ["trial_0000"]
+
+
+def _wait_for_an_evaluation(storage: str) -> None:
+    """Returns once the study's first trial has reported an evaluation (so it is training)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        try:
+            trials = _load(storage).trials
+        except KeyError:  # the study is not created yet
+            continue
+        if trials and trials[0].intermediate_values:
+            return
+    raise AssertionError("the first trial never reported an evaluation")
 
 
 def _setup(tmp_path: Path) -> Any:

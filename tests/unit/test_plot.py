@@ -14,10 +14,12 @@ import matplotlib.image
 
 from border_py import Record, save_yaml
 from border_py.plot import (
+    Curve,
     bootstrap_ci,
     find_runs,
     group_runs,
     interquartile_mean,
+    legend_label,
     main,
     read_curve,
     summarize,
@@ -106,6 +108,30 @@ def test_the_interquartile_mean_and_its_bootstrap_interval_by_hand() -> None:
     assert (low.tolist(), high.tolist()) == ([1.0], [1.0])
     low, high = bootstrap_ci(values)
     assert 1.0 <= low[0] < 2.5 < high[0] <= 100.0
+
+
+@pytest.mark.parametrize("n_seeds", [2, 3, 4, 5, 8])
+def test_the_iqm_legend_names_the_band_drawn_which_is_min_max_below_five_seeds(n_seeds: int) -> None:
+    """Below 5 seeds a bootstrap over seeds spans the min-max range, so that is what --band iqm draws and
+    what its legend says; from 5 seeds the band is the CI, inside the range."""
+    values = np.random.default_rng(n_seeds).normal(size=(n_seeds, 30))
+    steps = np.arange(1.0, 31.0)
+    curves = [Curve(Path(f"seed{i}"), steps, steps, row) for i, row in enumerate(values)]
+    s = summarize(curves, band="iqm")
+    low, high = bootstrap_ci(values)
+    label = legend_label("g", n_seeds, "iqm")
+    in_range = (values.min(axis=0) <= s.low) & (s.high <= values.max(axis=0))
+    assert in_range.all()
+    if n_seeds < 5:
+        drawn = np.stack([s.low, s.high])
+        np.testing.assert_array_equal(drawn, np.stack([values.min(axis=0), values.max(axis=0)]))
+        np.testing.assert_allclose(np.stack([low, high]), drawn, rtol=0, atol=1e-12)  # what the CI is
+        assert "band: min-max" in label
+        assert "bootstrap CI needs 5 seeds" in label
+    else:
+        assert ((s.high - s.low) < values.max(axis=0) - values.min(axis=0)).any()
+        assert label.endswith("band: 95% bootstrap CI)")
+    assert label.startswith(f"g ({'IQM' if n_seeds >= 4 else 'mean'} of {n_seeds} seeds")
 
 
 def test_a_missing_key_or_directory_is_a_clear_error(
