@@ -32,6 +32,12 @@ VERSION = 2
 """Written by this border_py: version 2 added the ``clip`` squash (a box policy clipped to its bounds)."""
 READS = (1, 2)
 """The versions this border_py reads (version 1's box policies without bounds still load)."""
+TORCH_RTOL = 1e-4
+"""How far an exported policy's outputs (values, or a continuous action) may be from the agent's in torch,
+relative to the larger of 1 and the observation's largest absolute output. Both compute in float32 but
+sum in different orders, so the difference grows with the outputs' size (a trained Q-network's tens to
+hundreds) and with cancellation inside the sums: a fixed absolute bound does not hold. Discrete actions
+are the same unless two values lie within this of each other."""
 SPEC_FILE = "policy.json"
 WEIGHTS_FILE = "weights.npz"
 
@@ -79,7 +85,13 @@ class NumpyPolicy:
     ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` and returns the greedy
     action: an int64 of shape ``()`` / ``(n,)`` for a discrete policy, float32 ``(act_dim,)`` /
     ``(n, act_dim)`` within the bounds for a continuous one. ``values(obs)`` gives the per-action values a
-    discrete policy maximises, ``(n, n_actions)``.
+    discrete policy maximises, ``(n, n_actions)``. Outputs match torch's within `TORCH_RTOL`.
+
+    numpy's BLAS runs a large enough matmul (IQN's fractions against its hidden layer, at batch 1) on
+    several threads, which wait for one another when other processes hold the cores: serve a policy
+    beside an env or a training run with one BLAS thread (``OPENBLAS_NUM_THREADS=1`` in the environment
+    before Python starts, or ``threadpoolctl.threadpool_limits(1)``). This class leaves the process-wide
+    setting alone.
 
     Examples:
         >>> import tempfile

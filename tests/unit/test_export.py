@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from border_py.agents.iqn import UniformTaus
 from border_py.base import Spaces
 from border_py.export import NumpyPolicy, PolicyFileError, export_numpy, greedy_module
 from border_py.export.exporters import Exportable
+from border_py.export.numpy_policy import TORCH_RTOL
 from border_py.testing import FakeAgent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +65,12 @@ AGENTS = {
 }
 
 
+def _assert_close(got: np.ndarray, expected: np.ndarray) -> None:
+    """Within `TORCH_RTOL` of the larger of 1 and each observation's largest absolute output."""
+    scale = np.maximum(1.0, np.abs(expected).max(axis=1, keepdims=True))
+    assert (np.abs(got.astype(np.float64) - expected) <= TORCH_RTOL * scale).all()
+
+
 def _observations(agent: Exportable, n: int = 1000) -> np.ndarray:
     return np.random.default_rng(0).normal(scale=2.0, size=(n, agent.obs_dim)).astype(np.float32)
 
@@ -77,17 +85,17 @@ def _torch_outputs(agent: Exportable, obs: np.ndarray) -> tuple[np.ndarray | Non
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
-def test_the_numpy_policy_matches_torch_within_1e5_on_1000_observations(name: str, tmp_path: Path) -> None:
+def test_the_numpy_policy_matches_torch_on_1000_observations(name: str, tmp_path: Path) -> None:
     agent = AGENTS[name]()
     policy = NumpyPolicy.load(export_numpy(agent, tmp_path))
     obs = _observations(agent)
     values, action = _torch_outputs(agent, obs)
     if values is not None:
         assert np.abs(values).max() > 5.0  # large enough for rounding to matter
-        assert np.abs(policy.values(obs) - values).max() <= 1e-5
+        _assert_close(policy.values(obs), values)
         assert (policy.act(obs) == action).all()
     else:
-        assert np.abs(policy.act(obs) - action).max() <= 1e-5
+        _assert_close(policy.act(obs), action)
     # The agent's own eval-mode action, one observation at a time.
     agent.eval()
     for o in obs[:50]:
@@ -96,7 +104,7 @@ def test_the_numpy_policy_matches_torch_within_1e5_on_1000_observations(name: st
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
-def test_the_onnx_policy_matches_torch_within_1e5_on_1000_observations(name: str, tmp_path: Path) -> None:
+def test_the_onnx_policy_matches_torch_on_1000_observations(name: str, tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime", reason="the export extra (onnxruntime) is not installed")
     pytest.importorskip("onnxscript", reason="the export extra (onnxscript) is not installed")
     from border_py.export import OnnxPolicy, export_onnx
@@ -106,13 +114,39 @@ def test_the_onnx_policy_matches_torch_within_1e5_on_1000_observations(name: str
     obs = _observations(agent)
     values, action = _torch_outputs(agent, obs)
     if values is not None:
-        assert np.abs(policy.values(obs) - values).max() <= 1e-5
+        _assert_close(policy.values(obs), values)
         assert (policy.act(obs) == action).all()
         assert policy.act(obs[0]).dtype == np.int64
         assert policy.act(obs[0]).shape == ()
     else:
-        assert np.abs(policy.act(obs) - action).max() <= 1e-5
+        _assert_close(policy.act(obs), action)
         assert policy.act(obs[0]).shape == (2,)
+
+
+@pytest.mark.parametrize("runtime", ["numpy", "onnx"])
+@pytest.mark.parametrize("name", ["dqn", "dqn_dueling", "iqn_even", "iqn_fixed"])
+def test_values_as_large_as_a_trained_q_networks_match_torch_relative_to_their_size(
+    name: str, runtime: str, tmp_path: Path
+) -> None:
+    """Q-values in the hundreds (a trained CartPole DQN's reach 100-400) differ from torch's by more than
+    any small fixed bound (1e-5 did not hold), and stay within `TORCH_RTOL` of their size."""
+    agent = _scaled(AGENTS[name](), 30.0)
+    if runtime == "numpy":
+        policy: Any = NumpyPolicy.load(export_numpy(agent, tmp_path))
+    else:
+        pytest.importorskip("onnxruntime", reason="the export extra (onnxruntime) is not installed")
+        pytest.importorskip("onnxscript", reason="the export extra (onnxscript) is not installed")
+        from border_py.export import OnnxPolicy, export_onnx
+
+        policy = OnnxPolicy.load(export_onnx(agent, tmp_path))
+    obs = _observations(agent, 10_000)
+    values, action = _torch_outputs(agent, obs)
+    assert values is not None
+    assert np.abs(values).max() > 100.0
+    got = policy.values(obs)
+    assert np.abs(got - values).max() > 1e-5
+    _assert_close(got, values)
+    assert (policy.act(obs) == action).all()
 
 
 def test_the_numpy_policy_loads_and_acts_with_torch_blocked(tmp_path: Path) -> None:
