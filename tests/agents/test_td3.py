@@ -152,3 +152,28 @@ def test_it_takes_a_box_whose_bounds_spaces_has_checked() -> None:
         Spaces(obs_shape=(4,), action_low=np.array([-np.inf]), action_high=np.array([1.0]))
     with pytest.raises(TypeError, match="TD3 needs continuous \\(box\\) actions; the env's are 2 discrete"):
         Td3(Td3Config(), Spaces(obs_shape=(4,), n_actions=2), seed=0)
+
+
+def test_learning_does_not_depend_on_the_units_of_the_action_box() -> None:
+    # Issue 37: critics of env-unit actions pushed the policy deeper into tanh saturation on
+    # InvertedPendulum's [-3, 3] box, where it stayed, while the same agent on the box rescaled to [-1, 1]
+    # (and SB3's TD3) recovered. The same transitions in either unit must now train the same networks.
+    low, high = np.array([-3.0, 0.0], np.float32), np.array([3.0, 4.0], np.float32)
+
+    def in_box(rng: np.random.Generator) -> npt.NDArray[np.float32]:
+        return rng.uniform(low, high).astype(np.float32)
+
+    def in_unit_box(rng: np.random.Generator) -> npt.NDArray[np.float32]:
+        return (2.0 * (in_box(rng) - low) / (high - low) - 1.0).astype(np.float32)
+
+    config = Td3Config(actor_hidden=(16,), critic_hidden=(16,), batch_size=16)
+    one = np.ones(2, np.float32)
+    wide = Td3(config, Spaces(obs_shape=(4,), action_low=low, action_high=high), seed=0)
+    unit = Td3(config, Spaces(obs_shape=(4,), action_low=-one, action_high=one), seed=0)
+    wide_buffer, unit_buffer = random_buffer(64, in_box, seed=3), random_buffer(64, in_unit_box, seed=3)
+    for _ in range(20):
+        wide.opt(wide_buffer)
+        unit.opt(unit_buffer)
+    for module in ("actor", "critic"):
+        pairs = zip(_params(getattr(wide, module)), _params(getattr(unit, module)), strict=True)
+        assert all(torch.allclose(a, b, atol=1e-5) for a, b in pairs), module

@@ -13,7 +13,7 @@ from torch import nn
 
 from border_py.agents.greedy import MlpParts, linear_layers
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
-from border_py.agents.td3.model import DeterministicActor
+from border_py.agents.td3.model import BoxCritic, DeterministicActor
 from border_py.agents.toolkit import (
     CriticEnsemble,
     adam,
@@ -62,10 +62,11 @@ class Td3(TorchAgent):
     Eval-mode actions are the policy's; train-mode actions add exploration noise (Gaussian, or
     Ornstein-Uhlenbeck, which runs on across episodes: the agent does not see their ends) and are clipped
     to the bounds. Until its first update the agent acts uniformly at random in train mode (SB3's
-    ``learning_starts``), so the warm-up fills the buffer with varied actions. Each update fits the critics
-    to ``r + discount * min_i Q_i'(s', clip(pi'(s') + clipped noise))``; every ``policy_delay`` updates the
-    policy climbs the first critic and the targets follow by Polyak averaging. All randomness comes from
-    the agent's own ``torch.Generator``, seeded with ``seed``.
+    ``learning_starts``), so the warm-up fills the buffer with varied actions. The critics take the action
+    rescaled to ``[-1, 1]``, so learning does not depend on the units of the box (`BoxCritic`). Each update
+    fits the critics to ``r + discount * min_i Q_i'(s', clip(pi'(s') + clipped noise))``; every
+    ``policy_delay`` updates the policy climbs the first critic and the targets follow by Polyak
+    averaging. All randomness comes from the agent's own ``torch.Generator``, seeded with ``seed``.
 
     Args:
         config: hyperparameters.
@@ -100,12 +101,14 @@ class Td3(TorchAgent):
         self.scale = (self.high - self.low) / 2.0
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.actor = DeterministicActor(
-                obs_dim, self.act_dim, config.actor_hidden, self.scale, (self.high + self.low) / 2.0
-            ).to(self.device)
-            self.critic = CriticEnsemble(obs_dim, self.act_dim, config.critic_hidden, config.n_critics).to(
+            bias = (self.high + self.low) / 2.0
+            self.actor = DeterministicActor(obs_dim, self.act_dim, config.actor_hidden, self.scale, bias).to(
                 self.device
             )
+            # Critics of the action rescaled to [-1, 1] (as SB3's): see BoxCritic for why (issue 37).
+            self.critic = BoxCritic(
+                obs_dim, self.act_dim, config.critic_hidden, config.n_critics, self.scale, bias
+            ).to(self.device)
         self.actor_tgt = copy.deepcopy(self.actor).requires_grad_(False)
         self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
         # Made once: module.parameters() walks the module tree on every call.
