@@ -18,7 +18,6 @@ import attrs
 import numpy as np
 
 from border_py.run.rundir import RunDir
-from border_py.run.saved import evaluate
 from campaigns.jobs import Published
 from campaigns.mujoco import SeedRun
 
@@ -37,6 +36,9 @@ class RunSummary:
     env_steps: int
     seconds: dict[str, float]
     """Seconds spent per `TIME_KEYS` entry, summed over the run's records."""
+    distance: float | None = None
+    """The final evaluation's mean distance travelled forward (x, metres) an episode; ``None`` for an env
+    that reports no ``x_position``. Standing still in Hopper earns about 1,000 and travels nowhere."""
 
 
 def summarize_run(run: SeedRun, episodes: int) -> RunSummary:
@@ -53,12 +55,51 @@ def summarize_run(run: SeedRun, episodes: int) -> RunSummary:
     if point is None:
         raise FileNotFoundError(f"{model_dir}: no checkpoint; run `python -m campaigns.mujoco run`")
     result = run_dir.last_result()
-    final = evaluate(run_dir.read_config(), model_dir, point.name, episodes=episodes, quiet=True)
+    final, distance = final_evaluation(run_dir.read_config(), point, episodes)
     seconds = {key: float(read_curve(model_dir, key).values.sum()) for key in TIME_KEYS}
     assert run.job.published is not None
     return RunSummary(
-        run.job.env_id, run.seed, run.job.published, final, result.best_score, result.env_steps, seconds
+        run.job.env_id,
+        run.seed,
+        run.job.published,
+        final,
+        result.best_score,
+        result.env_steps,
+        seconds,
+        distance,
     )
+
+
+def final_evaluation(experiment: Any, saved: Path, episodes: int) -> tuple[float, float | None]:
+    """The saved model's greedy mean return over ``episodes`` evaluation episodes (the evaluator's own:
+    episode ``i`` starts from ``reset_with_index(i)``) and its mean forward distance an episode, from the
+    MuJoCo env's ``x_position`` (``None`` when the env reports none)."""
+    from contextlib import closing
+
+    from border_py.run.experiment import build_eval_env
+    from border_py.run.saved import load_agent
+
+    returns, distances = [], []
+    with closing(build_eval_env(experiment)) as env:
+        agent = load_agent(experiment, saved, env)
+        for ix in range(episodes):
+            obs = env.reset_with_index(ix)
+            start = _x_position(env)
+            total, done, x = 0.0, False, start
+            while not done:
+                step, _ = env.step(agent.sample(obs))
+                total, done, obs = total + step.reward, step.is_done, step.obs
+                x = step.info.get("x_position", x) if isinstance(step.info, dict) else x
+            returns.append(total)
+            distances.append(None if start is None or x is None else float(x) - start)
+    known = [d for d in distances if d is not None]
+    return float(np.mean(returns)), (float(np.mean(known)) if len(known) == len(distances) else None)
+
+
+def _x_position(env: Any) -> float | None:
+    """The MuJoCo body's x position after a reset (``qpos[0]``), ``None`` for an env without one."""
+    data = getattr(getattr(getattr(env, "env", None), "unwrapped", None), "data", None)
+    return None if data is None else float(data.qpos[0])
 
 
 def random_score(env_id: str, episodes: int, seed: int = 0) -> float:
@@ -111,9 +152,9 @@ def aggregate(scores: dict[str, Any], reps: int = 5000) -> dict[str, tuple[float
 def table(runs: Sequence[RunSummary], randoms: dict[str, float]) -> str:
     """The per-env markdown table: finals and bests per seed, medians against RL Zoo's number."""
     lines = [
-        "| env | seeds | final eval per seed | median final | best eval per seed | RL Zoo (its env) | "
-        "median vs RL Zoo | random policy |",
-        "|---|---|---|---|---|---|---|---|",
+        "| env | seeds | final eval per seed | distance per episode, final (m) | median final | "
+        "best eval per seed | RL Zoo (its env) | median vs RL Zoo | random policy |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for env_id in dict.fromkeys(r.env_id for r in runs):
         rows = [r for r in runs if r.env_id == env_id]
@@ -125,6 +166,7 @@ def table(runs: Sequence[RunSummary], randoms: dict[str, float]) -> str:
             env_id,
             ", ".join(str(r.seed) for r in rows),
             " / ".join(f"{r.final:,.1f}" for r in rows),
+            " / ".join("n/a" if r.distance is None else f"{r.distance:,.1f}" for r in rows),
             f"{median:,.1f}",
             " / ".join(f"{r.best:,.1f}" for r in rows),
             f"{zoo:,.1f}{spread} ({published.env_id})",

@@ -43,9 +43,19 @@ def test_the_campaign_is_carried_on_and_reported_from_its_directories(
     assert "IQM of normalised final scores over 2 runs" in out
     for name in ("ppo_Swimmer-v5.png", "ppo_mujoco_aggregate.png"):
         assert (tmp_path / "figures" / name).stat().st_size > 10_000
-    summary = mujoco_report.summarize_run(done[0], episodes=1)
+    summary = mujoco_report.summarize_run(done[0], episodes=2)
     assert summary.env_steps == 1024
     assert all(seconds > 0.0 for seconds in summary.seconds.values())
+    # Beside the return, how far the swimmer went (standing still must never pass for learning).
+    assert summary.distance is not None
+    assert "| distance per episode, final (m) |" in out
+    from border_py.run.rundir import RunDir
+    from border_py.run.saved import evaluate
+
+    run_dir = RunDir(done[0].model_dir)
+    point = run_dir.resume_point()
+    assert point is not None
+    assert summary.final == evaluate(run_dir.read_config(), run_dir.path, point.name, 2, quiet=True)
 
 
 def test_a_stopped_run_is_resumed_and_a_new_one_is_the_zoo_entry(tmp_path: Path) -> None:
