@@ -64,15 +64,18 @@ def sampler_loop() -> Workload:
     return run
 
 
-def greedy_dqn(hidden: tuple[int, ...]) -> DqnConfig:
+def greedy_dqn(hidden: tuple[int, ...], numpy_acting: bool = True) -> DqnConfig:
     """A DQN that always acts with its network (epsilon 0), so every step runs a batch-1 forward pass."""
-    return DqnConfig(hidden=hidden, explorer=EpsilonGreedyConfig(eps_start=0.0, eps_final=0.0))
+    explorer = EpsilonGreedyConfig(eps_start=0.0, eps_final=0.0)
+    return DqnConfig(hidden=hidden, explorer=explorer, numpy_acting=numpy_acting)
 
 
-def acting_loop(hidden: tuple[int, ...]) -> Workload:
-    """The sampler with a DQN agent in train mode acting greedily through its MLP."""
+def acting_loop(hidden: tuple[int, ...], numpy_acting: bool = True) -> Workload:
+    """The sampler with a DQN agent in train mode acting greedily through its MLP (in numpy, the default,
+    or through torch)."""
     env, sampler, buffer = _sampler()
-    agent = Dqn(greedy_dqn(hidden), Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions), seed=0)
+    spaces = Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions)
+    agent = Dqn(greedy_dqn(hidden, numpy_acting), spaces, seed=0)
 
     def run(n: int) -> None:
         for _ in range(n):
@@ -121,6 +124,18 @@ def run(threads: int, quick: bool) -> list[Row]:
         )
     ]
     n = 1_000 if quick else 10_000
+    numpy_path, torch_path = compare(acting_loop((64, 64)), acting_loop((64, 64), numpy_acting=False), n)
+    rows.append(
+        Row(
+            name="acting + sampling, batch-1 MLP 64x64, numpy acting (env steps/s)",
+            threads=threads,
+            ours=numpy_path.median,
+            reference=torch_path.median,
+            reference_name="border_py acting through torch",
+            unit="/s",
+            target=2.0,
+        )
+    )
     ours, sb3 = compare(acting_loop((64, 64)), sb3_acting_loop((64, 64)), n)
     rows.append(
         Row(

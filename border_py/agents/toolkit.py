@@ -30,6 +30,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import torch
 from torch import nn
 
@@ -42,6 +44,7 @@ from border_py.agents.checkpoint_files import state_arrays as state_arrays
 
 __all__ = [
     "CriticEnsemble",
+    "NumpyMlp",
     "TrainEvalMode",
     "adam",
     "clip_grad_norm",
@@ -141,6 +144,62 @@ def mlp(in_dim: int, out_dim: int, hidden: Sequence[int]) -> nn.Sequential:
         last = width
     layers.append(nn.Linear(last, out_dim))
     return nn.Sequential(*layers)
+
+
+class NumpyMlp:
+    """The forward pass of a ReLU `mlp` in numpy, over views of its torch parameters.
+
+    The views share the parameters' memory, so every in-place change (the optimiser's step,
+    ``load_state_dict``) is seen at once: an action always comes from the current parameters, with no
+    refresh to forget. A parameter whose storage was replaced (``module.to(...)``) is noticed at the next
+    call and the views are taken again. A batch-1 forward of a small MLP on the CPU is mostly torch's
+    per-call overhead, which this skips (see benchmarks/RESULTS.md, issue 38).
+
+    Args:
+        module: an `mlp` (``Linear``, ``ReLU``, ..., ``Linear``) with float32 parameters on the CPU.
+
+    Raises:
+        ValueError: ``module`` is not such an MLP.
+
+    Examples:
+        >>> net = mlp(4, 2, (8,))
+        >>> with torch.no_grad():
+        ...     expected = net(torch.ones(1, 4)).numpy()
+        >>> bool(np.allclose(NumpyMlp(net)(np.ones((1, 4), np.float32)), expected, atol=1e-6))
+        True
+    """
+
+    def __init__(self, module: nn.Sequential) -> None:
+        kinds = [type(layer) for layer in module]
+        expected = [nn.Linear if i % 2 == 0 else nn.ReLU for i in range(len(kinds))]
+        params = list(module.parameters())
+        if kinds != expected or len(kinds) % 2 == 0 or any(p.device.type != "cpu" for p in params):
+            raise ValueError(f"NumpyMlp needs an mlp (Linear, ReLU, ..., Linear) on the CPU, got {kinds}")
+        if any(p.dtype != torch.float32 for p in params):
+            raise ValueError("NumpyMlp needs float32 parameters")
+        self._linears = [layer for layer in module if isinstance(layer, nn.Linear)]
+        self._take_views()
+
+    def _take_views(self) -> None:
+        self._pointers = self._storage()
+        self._layers = [
+            (layer.weight.detach().numpy().T, layer.bias.detach().numpy()) for layer in self._linears
+        ]
+
+    def _storage(self) -> list[int]:
+        return [p.data_ptr() for layer in self._linears for p in (layer.weight, layer.bias)]
+
+    def __call__(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """The outputs ``(n, out_dim)`` for the inputs ``x`` ``(n, in_dim)``."""
+        if self._storage() != self._pointers:
+            self._take_views()
+        last = len(self._layers) - 1
+        h = x
+        for i, (weight_t, bias) in enumerate(self._layers):
+            h = h @ weight_t + bias
+            if i < last:
+                np.maximum(h, 0.0, out=h)
+        return h
 
 
 class CriticEnsemble(nn.Module):

@@ -27,6 +27,7 @@ from border_py.agents.explorers import (
     explorer_record,
 )
 from border_py.agents.toolkit import (
+    NumpyMlp,
     adam,
     gradient_step,
     load_state_arrays,
@@ -114,6 +115,8 @@ class ValueBasedAgent(TorchAgent, Generic[N]):
         self.optimizer = adam(self._online_params, config.lr, config.adam_eps)
         self.explorer = build_explorer(config.explorer, seed)
         self.opt_steps = 0
+        self._numpy_values: NumpyMlp | None = None
+        """Set by an agent whose network acts as a `NumpyMlp` (`_values_of` then skips torch)."""
 
     @property
     def batch_size(self) -> int:
@@ -130,6 +133,9 @@ class ValueBasedAgent(TorchAgent, Generic[N]):
         mean predicted value of the taken actions (for the record)."""
 
     def _values_of(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
+        if self._numpy_values is not None:
+            rows = np.asarray(obs, dtype=np.float32).reshape(n, -1)
+            return torch.from_numpy(self._numpy_values(rows))
         with torch.inference_mode():
             # Frames cross to the device as uint8 (a quarter of the bytes); the network scales them.
             dtype = torch.uint8 if isinstance(obs, np.ndarray) and obs.dtype == np.uint8 else torch.float32

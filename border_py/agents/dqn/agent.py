@@ -18,7 +18,7 @@ from border_py.agents.greedy import (
     linear_layers,
     refuse_encoder,
 )
-from border_py.agents.toolkit import torch_device
+from border_py.agents.toolkit import NumpyMlp, torch_device
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
@@ -64,6 +64,8 @@ class Dqn(ValueBasedAgent[QNetwork]):
             encoder = None if config.encoder is None else config.encoder.build(shape)
             net = QNetwork(obs_dim, n_actions, config.hidden, config.dueling, encoder).to(device)
         super().__init__(config, net, n_actions, shape, device, seed, "DQN", ("qnet.pt", "qnet_tgt.pt"))
+        if config.numpy_acting and device.type == "cpu" and encoder is None and not config.dueling:
+            self._numpy_values = NumpyMlp(net.net)
 
     def greedy_policy(self) -> GreedyPolicy:
         """The eval-mode policy for export: the argmax of the Q-values, as one MLP, or for a dueling

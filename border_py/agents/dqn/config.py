@@ -60,6 +60,10 @@ class DqnConfig:
     (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+    numpy_acting: bool = True
+    """Act through the Q-network in numpy (`border_py.agents.toolkit.NumpyMlp`, over views of its
+    parameters) where it can: on the CPU, for a plain MLP (no ``encoder``, no ``dueling``); learning is
+    torch's either way. ``False``: every action through torch."""
 
     def build(self, spaces: Spaces, seed: int) -> Dqn:
         """The agent, sized by ``spaces``, with initial weights from ``seed``.
