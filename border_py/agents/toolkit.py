@@ -41,6 +41,7 @@ from border_py.agents.checkpoint_files import load_optimizer as load_optimizer
 from border_py.agents.checkpoint_files import load_state_arrays as load_state_arrays
 from border_py.agents.checkpoint_files import save_modules as save_modules
 from border_py.agents.checkpoint_files import state_arrays as state_arrays
+from border_py.export.numpy_policy import Mlp
 
 __all__ = [
     "CriticEnsemble",
@@ -182,9 +183,8 @@ class NumpyMlp:
 
     def _take_views(self) -> None:
         self._pointers = self._storage()
-        self._layers = [
-            (layer.weight.detach().numpy().T, layer.bias.detach().numpy()) for layer in self._linears
-        ]
+        views = [(layer.weight.detach().numpy().T, layer.bias.detach().numpy()) for layer in self._linears]
+        self._forward = Mlp(views, relu_out=False)  # the exporter's numpy MLP, over shared memory
 
     def _storage(self) -> list[int]:
         return [p.data_ptr() for layer in self._linears for p in (layer.weight, layer.bias)]
@@ -193,13 +193,7 @@ class NumpyMlp:
         """The outputs ``(n, out_dim)`` for the inputs ``x`` ``(n, in_dim)``."""
         if self._storage() != self._pointers:
             self._take_views()
-        last = len(self._layers) - 1
-        h = x
-        for i, (weight_t, bias) in enumerate(self._layers):
-            h = h @ weight_t + bias
-            if i < last:
-                np.maximum(h, 0.0, out=h)
-        return h
+        return self._forward(x)
 
 
 class CriticEnsemble(nn.Module):

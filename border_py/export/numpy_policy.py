@@ -54,8 +54,10 @@ def _relu(x: F32) -> F32:
     return np.maximum(x, np.float32(0.0))
 
 
-class _Mlp:
-    """Linear layers with ReLU (or tanh) between them (and after the last one when ``relu_out``)."""
+class Mlp:
+    """Linear layers with ReLU (or tanh) between them (and after the last one when ``relu_out``), each
+    ``(weight (in, out), bias)``: an exported policy's networks, and an agent's numpy acting path
+    (`border_py.agents.toolkit.NumpyMlp`)."""
 
     def __init__(self, layers: list[tuple[F32, F32]], relu_out: bool, tanh: bool = False) -> None:
         self.layers = layers
@@ -120,7 +122,7 @@ class NumpyPolicy:
 
     # -- construction -------------------------------------------------------------------------------------
 
-    def _mlp(self, net: Mapping[str, Any], name: str, relu_out: bool, source: str) -> _Mlp:
+    def _mlp(self, net: Mapping[str, Any], name: str, relu_out: bool, source: str) -> Mlp:
         names = _field(net, name, list, source)
         if not names or not all(isinstance(n, list) and len(n) == 2 for n in names):
             raise PolicyFileError(
@@ -139,7 +141,7 @@ class NumpyPolicy:
                     f"{layers[-1][0].shape[1]}"
                 )
             layers.append((w, b))
-        return _Mlp(layers, relu_out)
+        return Mlp(layers, relu_out)
 
     def _array(self, name: object, ndim: int, source: str) -> F32:
         if not isinstance(name, str) or name not in self._weights:
