@@ -46,8 +46,10 @@ REFUSED = (
     ImportError,
     OSError,
     ValueError,
+    TrainingStalledError,
 )
-"""Errors that are the user's input (a config, a directory, a missing extra): one line, exit 2."""
+"""Errors that are the user's input (a config, a directory, a missing extra, a batch the buffer never
+holds so the run stalls): one line, exit 2."""
 
 
 def add_run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> None:
@@ -286,9 +288,6 @@ def guarded(command: Callable[[], int]) -> int:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         if exc.checkpoint is not None:
             print(f"continue with: border-py resume --model-dir {exc.checkpoint.parent}", file=sys.stderr)
-        return 2
-    except TrainingStalledError as exc:  # the run's files stay: what it saved before it stalled
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except REFUSED as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)

@@ -15,17 +15,10 @@ from border_py.checkpoint import load_meta
 from border_py.model_dir import latest_checkpoint
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
+from tests.run.test_reliability import one_error_line
 
 TINY = ["trainer.max_opts=60", "trainer.warmup_period=100", "trainer.eval_interval=30",
         "trainer.save_interval=30", "evaluator.n_episodes=2"]  # fmt: skip
-
-
-def _error(capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line on stderr, an error."""
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1, err
-    assert err[0].startswith("error: "), err
-    return err[0]
 
 
 def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
@@ -95,7 +88,7 @@ def test_bad_input_is_one_line_and_exit_2_before_anything_is_written(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     assert main([*argv, "--no-progress"] if argv[0] in ("train", "resume") else argv) == 2
-    assert says in _error(capsys)
+    assert says in one_error_line(capsys)
     assert not Path("runs").exists()  # not even the folders of the default model_dir
 
 
@@ -116,10 +109,10 @@ def test_a_second_run_into_a_model_dir_is_refused_and_overwrite_replaces_it(
     assert main(argv) == 0
     capsys.readouterr()
     assert main(argv) == 2
-    assert "holds another run" in _error(capsys)
+    assert "holds another run" in one_error_line(capsys)
     bad = [*argv[: -len(TINY) - 1], "--overwrite", "--set", *TINY, "agent.batch_size=200000"]
     assert main(bad) == 2  # refused by a check: the old run is still whole
-    assert "larger than replay_buffer.capacity" in _error(capsys)
+    assert "larger than replay_buffer.capacity" in one_error_line(capsys)
     assert load_meta(tmp_path / "r" / "best")["opt_steps"] > 0
     assert main([*argv, "--overwrite"]) == 0
 
@@ -157,7 +150,7 @@ def test_a_whole_experiment_from_yaml_and_a_users_env_by_import_path(
     assert "type: examples.corridor_native:CorridorConfig" in (tmp_path / "b" / "config.yaml").read_text()
     config.write_text("env: {name: CartPole-v1}\nenv: {name: Acrobot-v1}\n")
     assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "c")]) == 2
-    assert "the key 'env' is given twice" in _error(capsys)
+    assert "the key 'env' is given twice" in one_error_line(capsys)
 
 
 def test_the_console_script_and_python_m_run_the_same_cli(tmp_path: Path) -> None:
@@ -229,4 +222,4 @@ def test_a_run_that_stops_learning_is_one_line_and_exit_2(
     changes = ["replay_buffer.capacity=64", "agent.batch_size=64", "trainer.warmup_period=10",
                "trainer.max_skipped_opts=5"]  # fmt: skip
     assert main(["train", "dqn", "--env", "CartPole-v1", "--no-progress", "--set", *changes]) == 2
-    assert "agent.opt skipped 5 calls in a row (up to env step 20" in _error(capsys)
+    assert "agent.opt skipped 5 calls in a row (up to env step 20" in one_error_line(capsys)
