@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,24 +47,18 @@ def _kill_mid_trial(command: list[str], storage: str, tmp_path: Path) -> int:
     proc = subprocess.Popen(
         command, cwd=tmp_path, env=env, start_new_session=True, stdout=silent, stderr=silent
     )
-    deadline = time.monotonic() + 120
+
+    def third_trial_running(trials: list[Any]) -> Any:
+        running = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING and t.number >= 2]
+        if running and "model_dir" in running[0].user_attrs:
+            return running[0] if (out / running[0].user_attrs["model_dir"]).exists() else None  # under --out
+        return None
+
     try:
-        while time.monotonic() < deadline:
-            time.sleep(0.2)
-            try:
-                trials = _load(storage).trials
-            except KeyError:  # the study is not created yet
-                continue
-            running = [t for t in trials if t.state == optuna.trial.TrialState.RUNNING and t.number >= 2]
-            if (
-                running
-                and "model_dir" in running[0].user_attrs
-                and (out / running[0].user_attrs["model_dir"]).exists()  # a name under --out
-            ):
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-                return int(running[0].number)
-        raise AssertionError("the study never reached a third trial")
+        trial = _wait_for(storage, third_trial_running, "the study never reached a third trial")
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return int(trial.number)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -127,7 +122,8 @@ def test_a_trial_stopped_by_ctrl_c_or_sigterm_is_retried_from_its_checkpoint(
     with (tmp_path / "stderr").open("w+") as err:
         proc = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=err)
         try:
-            _wait_for_an_evaluation(storage)
+            evaluated = "the first trial never reported an evaluation"
+            _wait_for(storage, lambda trials: (trials and trials[0].intermediate_values) or None, evaluated)
             proc.send_signal(sig)
             assert proc.wait(timeout=120) == 128 + sig
         finally:
@@ -154,8 +150,9 @@ def test_a_trial_stopped_by_ctrl_c_or_sigterm_is_retried_from_its_checkpoint(
     assert sorted(p.name for p in out.glob("trial_*")) == ["trial_0000"]
 
 
-def _wait_for_an_evaluation(storage: str) -> None:
-    """Returns once the study's first trial has reported an evaluation (so it is training)."""
+def _wait_for(storage: str, found: Callable[[list[Any]], Any], what: str) -> Any:
+    """Polls the study's trials until ``found`` returns something (returned); fails with ``what`` after two
+    minutes."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         time.sleep(0.2)
@@ -163,9 +160,9 @@ def _wait_for_an_evaluation(storage: str) -> None:
             trials = _load(storage).trials
         except KeyError:  # the study is not created yet
             continue
-        if trials and trials[0].intermediate_values:
-            return
-    raise AssertionError("the first trial never reported an evaluation")
+        if (hit := found(trials)) is not None:
+            return hit
+    raise AssertionError(what)
 
 
 def _setup(tmp_path: Path) -> Any:
