@@ -71,29 +71,46 @@ def summarize_run(run: SeedRun, episodes: int) -> RunSummary:
 
 
 def final_evaluation(experiment: Any, saved: Path, episodes: int) -> tuple[float, float | None]:
-    """The saved model's greedy mean return over ``episodes`` evaluation episodes (the evaluator's own:
-    episode ``i`` starts from ``reset_with_index(i)``) and its mean forward distance an episode, from the
-    MuJoCo env's ``x_position`` (``None`` when the env reports none)."""
+    """The saved model's score by the experiment's own evaluator over ``episodes`` episodes (what
+    ``border-py eval`` reports) and its mean forward distance an episode, from the MuJoCo env's
+    ``x_position`` (``None`` when the env reports none)."""
     from contextlib import closing
 
     from border_py.run.experiment import build_eval_env
     from border_py.run.saved import load_agent
 
-    returns, distances = [], []
     with closing(build_eval_env(experiment)) as env:
         agent = load_agent(experiment, saved, env)
-        for ix in range(episodes):
-            obs = env.reset_with_index(ix)
-            start = _x_position(env)
-            total, done, x = 0.0, False, start
-            while not done:
-                step, _ = env.step(agent.sample(obs))
-                total, done, obs = total + step.reward, step.is_done, step.obs
-                x = step.info.get("x_position", x) if isinstance(step.info, dict) else x
-            returns.append(total)
-            distances.append(None if start is None or x is None else float(x) - start)
-    known = [d for d in distances if d is not None]
-    return float(np.mean(returns)), (float(np.mean(known)) if len(known) == len(distances) else None)
+        odometer = _Odometer(env)
+        evaluator = attrs.evolve(experiment.evaluator, n_episodes=episodes).build(odometer)
+        score, _ = evaluator.evaluate(agent)
+    known = [d for d in odometer.distances if d is not None]
+    return float(score), (float(np.mean(known)) if len(known) == len(odometer.distances) else None)
+
+
+class _Odometer:
+    """The evaluation env, every call passed through, noting how far each episode went along x."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.distances: list[float | None] = []
+        self._start: float | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def reset_with_index(self, ix: int) -> Any:
+        obs = self.env.reset_with_index(ix)
+        self._start = _x_position(self.env)
+        self.distances.append(None)
+        return obs
+
+    def step(self, act: Any) -> Any:
+        step, record = self.env.step(act)
+        x = step.info.get("x_position") if isinstance(step.info, dict) else None
+        if x is not None and self._start is not None:
+            self.distances[-1] = float(x) - self._start
+        return step, record
 
 
 def _x_position(env: Any) -> float | None:
