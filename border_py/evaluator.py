@@ -1,8 +1,22 @@
-"""``DefaultEvaluator``: the mean return of n deterministic evaluation episodes."""
+"""``DefaultEvaluator``: the mean return of n deterministic evaluation episodes, played side by side.
+
+Episode ``i`` always starts with ``env.reset_with_index(i)``, so a greedy policy always gets the same score.
+How the episodes are played does not change it:
+
+- **acting**: an agent that states its greedy policy (``greedy_policy()``, every MLP agent of border_py)
+  on the CPU acts through that policy in numpy (`border_py.export.numpy_policy`: the policy `border-py
+  export` writes, taken in memory at the start of each evaluation). Its forward pass is batch-invariant:
+  an observation's action is the same bits whatever other observations share its batch. Other policies
+  (a CNN encoder, a GPU agent, a user's own) act through their own ``sample``;
+- **side by side**: with an env factory and numpy acting, up to ``envs`` episodes run at once, each in an
+  env of its own, with one batched forward a step for the episodes still running. Each episode's
+  actions, and so its return, are those of playing the episodes one after another.
+"""
 
 from __future__ import annotations
 
-from typing import Generic
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, cast
 
 import attrs
 import numpy as np
@@ -12,6 +26,9 @@ from border_py.base.policy import Policy
 from border_py.base.typevars import A, O
 from border_py.record import Record
 
+Actor = Callable[[Sequence[Any]], Sequence[Any]]
+"""Observations of the running episodes -> their actions."""
+
 
 @attrs.frozen(kw_only=True)
 class DefaultEvaluatorConfig:
@@ -19,21 +36,57 @@ class DefaultEvaluatorConfig:
 
     n_episodes: int = attrs.field(default=10, validator=attrs.validators.gt(0))
     """In episodes: how many evaluation episodes make one score."""
+    envs: int = attrs.field(default=10, validator=attrs.validators.gt(0))
+    """In envs: how many episodes run at once, each in an env of its own (1: one after another). The
+    returns do not depend on it; only the number of envs built does (and so the time and memory)."""
+    numpy_acting: bool = True
+    """Act through the agent's greedy policy in numpy where it states one (on the CPU); side by side needs
+    it. ``False``: through the agent's own ``sample``, one episode after another."""
 
-    def build(self, env: Env[O, A]) -> DefaultEvaluator[O, A]:
-        """Builds an evaluator over ``env`` (an env of its own, not the training env)."""
-        return DefaultEvaluator(env, self.n_episodes)
+    def build(
+        self, env: Env[O, A], make_env: Callable[[], Env[O, A]] | None = None
+    ) -> DefaultEvaluator[O, A]:
+        """Builds an evaluator over ``env`` (an env of its own, not the training env); ``make_env`` builds
+        more envs of the same config and seed for the episodes played side by side."""
+        return DefaultEvaluator(
+            env, self.n_episodes, make_env=make_env, envs=self.envs, numpy_acting=self.numpy_acting
+        )
+
+
+def numpy_actor(policy: object) -> Actor | None:
+    """Batched, batch-invariant acting through ``policy``'s greedy policy in numpy, or ``None`` where it
+    states none that numpy runs (no ``greedy_policy``, not on the CPU, a CNN encoder, weights that are not
+    finite: it then acts through its own ``sample``, as before)."""
+    device = getattr(policy, "device", None)
+    if not hasattr(policy, "greedy_policy") or getattr(device, "type", None) != "cpu":
+        return None
+    from border_py.export.exporters import numpy_policy_of  # torch: only for agents that have it anyway
+
+    try:
+        greedy = numpy_policy_of(cast("Any", policy))
+    except (TypeError, ValueError):
+        return None
+
+    def act(obs: Sequence[Any]) -> Sequence[Any]:
+        acts = greedy.act(np.stack(obs).reshape(len(obs), -1))  # an observation is a row, whatever its shape
+        return [acts[i, ...] for i in range(len(obs))]  # [i, ...]: 0-d arrays, as an agent's sample gives
+
+    return act
 
 
 class DefaultEvaluator(Generic[O, A]):
-    """Runs episodes ``0 .. n_episodes - 1`` (episode ``i`` starts with ``env.reset_with_index(i)``) and
-    scores the policy by the mean return, so the same greedy policy always gets the same score.
+    """Runs episodes ``0 .. n_episodes - 1`` (episode ``i`` starts with ``reset_with_index(i)``) and scores
+    the policy by the mean return (see the module doc for how they are played).
 
-    The caller puts the agent in eval mode first (the trainer does).
+    The caller puts the agent in eval mode first (the trainer does), and closes the evaluator when done
+    (the envs it built; ``env`` stays the caller's).
 
     Args:
-        env: the evaluation env.
+        env: the evaluation env (the one after another episodes, and the first of the side by side ones).
         n_episodes: episodes per evaluation.
+        make_env: builds another env of ``env``'s config and seed (side by side needs it).
+        envs: how many episodes at once, at most.
+        numpy_acting: act through the policy's greedy policy in numpy where it states one.
 
     Examples:
         >>> from border_py.testing import CountingEnv, ConstantPolicy
@@ -42,27 +95,26 @@ class DefaultEvaluator(Generic[O, A]):
         (3.0, 3.0)
     """
 
-    def __init__(self, env: Env[O, A], n_episodes: int) -> None:
-        if n_episodes < 1:
-            raise ValueError(f"n_episodes must be >= 1, got {n_episodes}")
+    def __init__(
+        self,
+        env: Env[O, A],
+        n_episodes: int,
+        make_env: Callable[[], Env[O, A]] | None = None,
+        envs: int = 10,
+        numpy_acting: bool = True,
+    ) -> None:
+        if n_episodes < 1 or envs < 1:
+            raise ValueError(f"n_episodes and envs must be >= 1, got {n_episodes} and {envs}")
         self.env = env
         self.n_episodes = n_episodes
+        self._make_env = make_env
+        self._envs = envs
+        self._numpy_acting = numpy_acting
+        self._built: list[Env[O, A]] = []
 
     def evaluate(self, policy: Policy[O, A]) -> tuple[float, Record]:
         """Returns the mean return, and a record of ``eval/episode_return`` (mean, min, max) and length."""
-        returns, lengths = [], []
-        for ix in range(self.n_episodes):
-            obs = self.env.reset_with_index(ix)
-            total, length = 0.0, 0
-            while True:
-                step, _ = self.env.step(policy.sample(obs))
-                total += step.reward
-                length += 1
-                if step.is_done:
-                    break
-                obs = step.obs
-            returns.append(total)
-            lengths.append(length)
+        returns, lengths = self.episodes(policy)
         score = float(np.mean(returns))
         record = Record(
             {
@@ -73,3 +125,46 @@ class DefaultEvaluator(Generic[O, A]):
             }
         )
         return score, record
+
+    def episodes(self, policy: Policy[O, A]) -> tuple[list[float], list[int]]:
+        """Each episode's return and length, in episode order."""
+        actor = numpy_actor(policy) if self._numpy_acting else None
+        if actor is None:
+            return self._play([self.env], lambda obs: [policy.sample(o) for o in obs])
+        width = min(self._envs, self.n_episodes) if self._make_env is not None else 1
+        return self._play(self._side_by_side(width), actor)
+
+    def _side_by_side(self, width: int) -> list[Env[O, A]]:
+        while len(self._built) < width - 1:
+            assert self._make_env is not None
+            self._built.append(self._make_env())
+        return [self.env, *self._built[: width - 1]]
+
+    def _play(self, envs: list[Env[O, A]], actor: Actor) -> tuple[list[float], list[int]]:
+        """Plays every episode, each env taking the next episode index when its episode ends."""
+        returns, lengths = [0.0] * self.n_episodes, [0] * self.n_episodes
+        running: list[tuple[int, Env[O, A], O]] = []  # (episode, env, observation)
+        queued = iter(range(self.n_episodes))
+        for env, ix in zip(envs, queued, strict=False):  # no more envs than episodes
+            running.append((ix, env, env.reset_with_index(ix)))
+        while running:
+            acts = actor([obs for _, _, obs in running])
+            carried_on = []
+            for (ix, env, _), act in zip(running, acts, strict=True):
+                step, _ = env.step(act)
+                returns[ix] += step.reward
+                lengths[ix] += 1
+                if not step.is_done:
+                    carried_on.append((ix, env, step.obs))
+                elif (nxt := next(queued, None)) is not None:
+                    carried_on.append((nxt, env, env.reset_with_index(nxt)))
+            running = carried_on
+        return returns, lengths
+
+    def close(self) -> None:
+        """Closes the envs this evaluator built (not ``env``)."""
+        built, self._built = self._built, []
+        for env in built:
+            close = getattr(env, "close", None)
+            if close is not None:
+                close()

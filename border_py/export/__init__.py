@@ -2,7 +2,8 @@
 
 - `NumpyPolicy` runs any agent's exported greedy policy (its actions within the bounds of a box) with
   numpy alone: ``from border_py.export import NumpyPolicy`` imports neither torch nor anything optional.
-- `export_numpy` writes an agent's policy for it (``policy.json`` + ``weights.npz``; needs torch).
+- `export_numpy` writes an agent's policy for it (``policy.json`` + ``weights.npz``; needs torch);
+  `numpy_policy_of` gives the same policy in memory (what the evaluator acts with).
 - `export_onnx` writes ``policy.onnx`` and `OnnxPolicy` runs it with onnxruntime (the
   ``export`` extra).
 
@@ -19,7 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from border_py.export.exporters import export_numpy, export_onnx, greedy_module
+    from border_py.export.exporters import export_numpy, export_onnx, greedy_module, numpy_policy_of
     from border_py.export.numpy_policy import NumpyPolicy, PolicyFileError
     from border_py.export.onnx_policy import OnnxPolicy
 
@@ -30,6 +31,7 @@ _WHERE = {
     "export_numpy": "border_py.export.exporters",
     "export_onnx": "border_py.export.exporters",
     "greedy_module": "border_py.export.exporters",
+    "numpy_policy_of": "border_py.export.exporters",
 }
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "export_numpy",
     "export_onnx",
     "greedy_module",
+    "numpy_policy_of",
 ]
 
 

@@ -20,7 +20,7 @@ from torch import nn
 
 from border_py.agents.greedy import F32, GreedyNetwork, GreedyPolicy, MlpParts
 from border_py.export.mlp_parts import MlpGreedy, mlp_spec
-from border_py.export.numpy_policy import FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE
+from border_py.export.numpy_policy import FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE, NumpyPolicy
 from border_py.export.onnx_policy import ONNX_FILE
 
 
@@ -72,6 +72,18 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
     spec = {"format": FORMAT, "version": VERSION, "kind": kind, "obs_dim": agent.obs_dim, "action": action,
             "network": network}  # fmt: skip
     return spec, weights
+
+
+def numpy_policy_of(agent: Exportable) -> NumpyPolicy:
+    """The agent's greedy policy as a `NumpyPolicy` in memory, as `export_numpy` then `NumpyPolicy.load`
+    would give it: a copy of the weights as they are now (the evaluator takes one per evaluation).
+
+    Raises:
+        TypeError, ValueError: as `export_numpy`; `border_py.export.PolicyFileError` (a ValueError) for
+            weights that are not finite.
+    """
+    spec, weights = _spec_and_weights(agent)
+    return NumpyPolicy(spec, weights, source=f"{type(agent).__name__}'s greedy policy")
 
 
 def _discrete(policy: GreedyPolicy) -> bool:

@@ -57,7 +57,15 @@ def _relu(x: F32) -> F32:
 class Mlp:
     """Linear layers with ReLU (or tanh) between them (and after the last one when ``relu_out``), each
     ``(weight (in, out), bias)``: an exported policy's networks, and an agent's numpy acting path
-    (`border_py.agents.toolkit.NumpyMlp`)."""
+    (`border_py.agents.toolkit.NumpyMlp`).
+
+    Batch-invariant: each observation's output is computed on its own, the same product whatever else is
+    in the batch, so ``mlp(x)[i]`` equals ``mlp(x[i:i + 1])[0]`` bit for bit. A 2-d input ``(n, in)`` is
+    taken as n products of one row (numpy's matrix-vector kernel, as for a batch of one); a 3-d input
+    ``(n, k, in)`` as n products of ``k`` rows (IQN's fractions of one observation). One matrix product
+    over the whole batch would be faster for large batches, but BLAS sums a row in another order when the
+    batch has other rows, so a batched evaluation would not play the same episodes as one after another.
+    """
 
     def __init__(self, layers: list[tuple[F32, F32]], relu_out: bool, tanh: bool = False) -> None:
         self.layers = layers
@@ -73,12 +81,15 @@ class Mlp:
         return int(self.layers[-1][0].shape[1])
 
     def __call__(self, x: F32) -> F32:
+        """``(n, in) -> (n, out)`` or ``(n, k, in) -> (n, k, out)``, each of the n on its own."""
+        rows = x.ndim == 2
+        h = x[:, None, :] if rows else x  # a stack of n matrices: numpy multiplies each on its own
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
+            h = np.matmul(h, w) + b
             if i < last or self.relu_out:
-                x = self.activation(x)
-        return x
+                h = self.activation(h)
+        return h[:, 0, :] if rows else h
 
 
 class NumpyPolicy:
@@ -319,11 +330,8 @@ class NumpyPolicy:
             adv = self.advantage(h)
             q: F32 = self.value(h) + adv - adv.mean(axis=1, keepdims=True)
             return q
-        n, n_taus = x.shape[0], self.tau_embedding.shape[0]
         features = self.psi(x)[:, None, :] * self.tau_embedding[None]  # (n, n_taus, embed)
-        # One 2-d matmul per layer over all (observation, fraction) pairs: numpy's stacked 3-d matmul is
-        # several times slower at these sizes.
-        z = self.head(features.reshape(n * n_taus, -1)).reshape(n, n_taus, -1)  # (n, n_taus, n_actions)
+        z = self.head(features)  # (n, n_taus, n_actions): one product of n_taus rows per observation
         return np.asarray(z.mean(axis=1), dtype=np.float32)
 
     def act(self, obs: npt.ArrayLike) -> npt.NDArray[Any]:

@@ -45,6 +45,7 @@ from border_py.run.experiment import (
     Experiment,
     OfflineExperiment,
     build_eval_env,
+    build_evaluator,
     with_trainer,
 )
 from border_py.run.pairing import check_agent_batches
@@ -160,7 +161,8 @@ def _prepare_online(
         check_fits_memory(experiment.agent, eval_env.spaces)
         agent = experiment.agent.build(eval_env.spaces, seed)
         check_agent_batches(agent, experiment.replay_buffer)
-    evaluator = experiment.evaluator.build(eval_env)
+    # Its envs are built at the first evaluation (inside the run) and closed with it.
+    evaluator = build_evaluator(experiment, eval_env)
     with _refused(source, "trainer"):
         prepared: PreparedRun
         if experiment.distributed is None:
@@ -173,7 +175,7 @@ def _prepare_online(
             prepared = _prepare_async(
                 experiment, agent, evaluator, eval_env.spaces, resume_from, observers, held
             )
-    with prepared:
+    with closing(evaluator), prepared:
         if resume_from is None and experiment.init_from is not None:
             # A fresh run fine-tunes the saved model (a resumed one continues its checkpoint, loaded above).
             agent.load_params(saved_model(Path(experiment.init_from), "init_from"))
@@ -227,11 +229,11 @@ def _prepare_offline(
     with _refused(source, "agent"):
         check_fits_memory(experiment.agent, eval_env.spaces)
         agent = experiment.agent.build(eval_env.spaces, seed, observation_stats(dataset))
-    evaluator = experiment.evaluator.build(eval_env)
+    evaluator = build_evaluator(experiment, eval_env)
     trainer.observers.extend(observers)
     with _refused(source, "trainer"):
         prepared = trainer.prepare(agent, evaluator, resume_from=resume_from, dataset=dataset, held=held)
-    with prepared:
+    with closing(evaluator), prepared:
         yield prepared
 
 

@@ -40,7 +40,7 @@ from border_py.base.step_processor import StepProcessor
 from border_py.base.sync_model import ActingAgent
 from border_py.base.typevars import A, B, I, O, O_co, T_co
 from border_py.distributed.config import AsyncConfig
-from border_py.evaluator import DefaultEvaluatorConfig
+from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig
 from border_py.replay_buffer import ArrayDataset, TransitionBatch
 from border_py.run.pairing import check_pairing
 from border_py.trainer.config import TrainerConfig
@@ -198,6 +198,12 @@ def build_eval_env(experiment: AnyExperiment) -> Any:
     """The experiment's evaluation env, built with `eval_seed`: in training, evaluation, videos and
     export alike."""
     return experiment.eval_env().build(eval_seed(experiment))
+
+
+def build_evaluator(experiment: AnyExperiment, eval_env: Any) -> DefaultEvaluator[Any, Any]:
+    """The experiment's evaluator over ``eval_env`` (from `build_eval_env`), building more envs of the same
+    config and seed for the episodes it plays side by side; close it when done."""
+    return experiment.evaluator.build(eval_env, make_env=lambda: build_eval_env(experiment))
 
 
 def with_trainer(experiment: AnyExperiment, **changes: Any) -> AnyExperiment:

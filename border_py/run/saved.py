@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 
 from border_py.checkpoint import resolve_saved, saved_model_problem
-from border_py.run.experiment import AnyExperiment, build_eval_env
+from border_py.run.experiment import AnyExperiment, build_eval_env, build_evaluator
 from border_py.seeding import configure_torch
 
 __all__ = ["evaluate", "load_agent", "saved_model", "saved_model_path"]
@@ -92,9 +92,11 @@ def evaluate(
     evaluator_config = experiment.evaluator
     if episodes is not None:
         evaluator_config = attrs.evolve(evaluator_config, n_episodes=episodes)
+    experiment = attrs.evolve(experiment, evaluator=evaluator_config)
     with closing(build_eval_env(experiment)) as eval_env:
         agent = load_agent(experiment, saved, eval_env)
-        score, _ = evaluator_config.build(eval_env).evaluate(agent)
+        with closing(build_evaluator(experiment, eval_env)) as evaluator:
+            score, _ = evaluator.evaluate(agent)
     if not quiet:
         print(f"eval of {saved}: mean return {score:.1f} over {evaluator_config.n_episodes} episodes")
     return score
