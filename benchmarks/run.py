@@ -17,12 +17,25 @@ from pathlib import Path
 
 import torch
 
-from benchmarks import atari, buffers, dqn, end_to_end, export, minimal_update, offline, ppo, sampling, vector
+from benchmarks import (
+    atari,
+    buffers,
+    dqn,
+    end_to_end,
+    evaluation,
+    export,
+    minimal_update,
+    offline,
+    ppo,
+    sampling,
+    vector,
+)
 from benchmarks.common import Row, machine, table
 from border_py.seeding import configure_torch
 
 SUITES: dict[str, Callable[[int, bool], list[Row]]] = {
     "sampling": sampling.run,
+    "evaluation": evaluation.run,
     "buffers": buffers.run,
     "dqn": dqn.run,
     "minimal_update": minimal_update.run,
