@@ -1,6 +1,8 @@
 """End to end: RL-Zoo DQN on CartPole-v1 (5e4 env steps), SAC and RL-Zoo TD3 on Pendulum-v1 (2e4 env
-steps), border_py against Stable-Baselines3 with the same hyperparameters: training wall-clock, then the
-greedy return over the same 10 evaluation episodes (reset seeds 0..9) for both."""
+steps), border_py against Stable-Baselines3 with the same hyperparameters and the same evaluation schedule
+during training (the zoo's: 10 greedy episodes every 1,000 opt steps; SB3's ``EvalCallback`` as often):
+training wall-clock, then the greedy return over the same 10 evaluation episodes (reset seeds 0..9) for
+both."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
 import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +23,7 @@ from border_py.agents.sac import Sac, SacConfig
 from border_py.agents.td3 import Td3, Td3Config
 from border_py.base import Spaces
 from border_py.envs import GymEnvConfig
+from border_py.evaluator import DefaultEvaluator
 from border_py.recorders import NullRecorder
 from border_py.replay_buffer import SimpleReplayBufferConfig
 from border_py.step_processor import SimpleStepProcessorConfig
@@ -57,21 +61,60 @@ def greedy_return(act: Act, name: str, episodes: int = 10) -> float:
     return total / episodes
 
 
+@attrs.frozen
+class EvalSchedule:
+    """One evaluation schedule for both sides: border_py's evaluator every ``opt_steps`` opt steps, SB3's
+    ``EvalCallback`` every ``sb3_calls`` callback calls (steps of its vector env), each of ``episodes``
+    greedy episodes; ``evaluations`` says how many each side makes."""
+
+    opt_steps: int
+    sb3_calls: int
+    episodes: int = 10
+    evaluations: str = ""
+
+
+def evaluator(env_config: GymEnvConfig, schedule: EvalSchedule, seed: int) -> DefaultEvaluator[Any, Any]:
+    """border_py's evaluator, as a run builds it (side by side, numpy acting); close it when done."""
+    return DefaultEvaluator(
+        env_config.build(seed), schedule.episodes, make_env=lambda: env_config.build(seed)
+    )
+
+
+def eval_callback(env_id: str, schedule: EvalSchedule) -> Any:
+    """SB3's ``EvalCallback`` on ``env_id``, deterministic, as often as ``schedule`` says."""
+    from stable_baselines3.common.callbacks import EvalCallback
+    from stable_baselines3.common.monitor import Monitor
+
+    return EvalCallback(
+        Monitor(gym.make(env_id)),
+        n_eval_episodes=schedule.episodes,
+        eval_freq=schedule.sb3_calls,
+        deterministic=True,
+        verbose=0,
+    )
+
+
 def _train(
     agent: Dqn | Sac | Td3,
     env_config: GymEnvConfig,
     config: TrainerConfig,
     capacity: int,
+    schedule: EvalSchedule,
     gamma: float = 0.99,
 ) -> None:
-    """Trains ``agent`` with one-step transitions and a uniform buffer, then puts it in eval mode."""
+    """Trains ``agent`` with one-step transitions, a uniform buffer and the evaluations of ``schedule``,
+    then puts it in eval mode."""
     trainer = Trainer(
-        config,
+        attrs.evolve(config, eval_interval=schedule.opt_steps),
         env_config,
         SimpleStepProcessorConfig(gamma=gamma),
         SimpleReplayBufferConfig(capacity=capacity),
     )
-    trainer.train(agent, NullRecorder())
+    scores = evaluator(env_config, schedule, config.seed)
+    try:
+        trainer.train(agent, NullRecorder(), scores)
+    finally:
+        scores.close()
     agent.eval()
 
 
@@ -81,6 +124,12 @@ def _train(
 # the interval in opt steps, so the same cadence is 128. (Copying every 10 opt steps with lr 2.3e-3 did not
 # learn: greedy return 9.4 at 5e4 env steps.)
 DQN_TARGET_UPDATE_OPTS = DQN_GRADIENT_STEPS
+# The zoo's evaluations: every 1,000 opt steps. DQN's opt step is every 2 env steps after 1,000: 24
+# evaluations, SB3 every 2,000 env steps 25; SAC's and TD3's is every env step after the warm-up: SAC 19
+# against SB3's 20 (every 1,000), TD3 10 against 10 (SB3 every 2,000, from the start of its random steps).
+DQN_EVAL = EvalSchedule(opt_steps=1_000, sb3_calls=2_000, evaluations="24 / 25")
+SAC_EVAL = EvalSchedule(opt_steps=1_000, sb3_calls=1_000, evaluations="19 / 20")
+TD3_EVAL = EvalSchedule(opt_steps=1_000, sb3_calls=2_000, evaluations="10 / 10")
 
 
 def ours_dqn(seed: int) -> tuple[float, float]:
@@ -117,6 +166,7 @@ def ours_dqn(seed: int) -> tuple[float, float]:
             seed=seed,
         ),
         capacity=100_000,
+        schedule=DQN_EVAL,
     )
     seconds = time.perf_counter() - start
     return seconds, greedy_return(agent.sample, "CartPole-v1")
@@ -143,7 +193,7 @@ def sb3_dqn(seed: int) -> tuple[float, float]:
         seed=seed,
         device="cpu",
     )
-    model.learn(total_timesteps=DQN_STEPS)
+    model.learn(total_timesteps=DQN_STEPS, callback=eval_callback("CartPole-v1", DQN_EVAL))
     seconds = time.perf_counter() - start
     return seconds, greedy_return(lambda o: model.predict(o, deterministic=True)[0], "CartPole-v1")
 
@@ -168,6 +218,7 @@ def ours_sac(seed: int) -> tuple[float, float]:
             seed=seed,
         ),
         capacity=1_000_000,
+        schedule=SAC_EVAL,
     )
     seconds = time.perf_counter() - start
     return seconds, greedy_return(agent.sample, "Pendulum-v1")
@@ -188,7 +239,7 @@ def sb3_sac(seed: int) -> tuple[float, float]:
         seed=seed,
         device="cpu",
     )
-    model.learn(total_timesteps=SAC_STEPS)
+    model.learn(total_timesteps=SAC_STEPS, callback=eval_callback("Pendulum-v1", SAC_EVAL))
     seconds = time.perf_counter() - start
     return seconds, greedy_return(lambda o: model.predict(o, deterministic=True)[0], "Pendulum-v1")
 
@@ -206,7 +257,7 @@ def ours_td3(seed: int) -> tuple[float, float]:
         max_opts=TD3_STEPS - TD3_LEARNING_STARTS, opt_interval=1, warmup_period=TD3_LEARNING_STARTS,
         record_interval=1_000, seed=seed,
     )  # fmt: skip
-    _train(agent, env_config, trainer_config, capacity=TD3_BUFFER, gamma=TD3_GAMMA)
+    _train(agent, env_config, trainer_config, capacity=TD3_BUFFER, schedule=TD3_EVAL, gamma=TD3_GAMMA)
     seconds = time.perf_counter() - start
     return seconds, greedy_return(agent.sample, "Pendulum-v1")
 
@@ -222,18 +273,19 @@ def sb3_td3(seed: int) -> tuple[float, float]:
         action_noise=NormalActionNoise(np.zeros(1), 0.1 * np.ones(1)),
         policy_kwargs={"net_arch": [400, 300]}, seed=seed, device="cpu",
     )  # fmt: skip
-    model.learn(total_timesteps=TD3_STEPS)
+    model.learn(total_timesteps=TD3_STEPS, callback=eval_callback("Pendulum-v1", TD3_EVAL))
     seconds = time.perf_counter() - start
     return seconds, greedy_return(lambda o: model.predict(o, deterministic=True)[0], "Pendulum-v1")
 
 
 RUNS = {
-    "dqn": ("RL-Zoo DQN CartPole-v1, 5e4 env steps", ours_dqn, sb3_dqn, 0.6),
-    "sac": ("SAC Pendulum-v1, 2e4 env steps", ours_sac, sb3_sac, 0.6),
-    "td3": ("RL-Zoo TD3 Pendulum-v1, 2e4 env steps", ours_td3, sb3_td3, 0.9),
+    "dqn": ("RL-Zoo DQN CartPole-v1, 5e4 env steps", ours_dqn, sb3_dqn, 0.6, DQN_EVAL),
+    "sac": ("SAC Pendulum-v1, 2e4 env steps", ours_sac, sb3_sac, 0.6, SAC_EVAL),
+    "td3": ("RL-Zoo TD3 Pendulum-v1, 2e4 env steps", ours_td3, sb3_td3, 0.88, TD3_EVAL),
 }
-"""Per key: the row's name, both sides, and the wall-clock target (ours / SB3). TD3's is 0.9, near its
-floor: a minimal plain-PyTorch TD3 update takes about 0.87 of SB3's gradient step on this CPU."""
+"""Per key: the row's name, both sides, the wall-clock target (ours / SB3) and the evaluation schedule.
+TD3's target is near its floor: a minimal plain-PyTorch TD3 update takes about 0.87 of SB3's gradient
+step on this CPU."""
 
 
 def run(threads: int, quick: bool, seed: int = 0, only: Sequence[str] = tuple(RUNS)) -> list[Row]:
@@ -241,12 +293,12 @@ def run(threads: int, quick: bool, seed: int = 0, only: Sequence[str] = tuple(RU
     if quick:
         return []
     rows = []
-    for name, ours, sb3, target in (RUNS[key] for key in only):
+    for name, ours, sb3, target, schedule in (RUNS[key] for key in only):
         ours_s, ours_ret = ours(seed)
         sb3_s, sb3_ret = sb3(seed)
         rows.append(
             Row(
-                name=f"{name}: training wall-clock",
+                name=f"{name}, evaluations {schedule.evaluations} (ours / SB3): training wall-clock",
                 threads=threads,
                 ours=ours_s,
                 reference=sb3_s,
