@@ -65,13 +65,13 @@ def test_an_exported_policy_acts_on_a_batch_as_on_each_observation(name: str) ->
 
 def _evaluated(algo: str, env_id: str, envs: int, numpy_acting: bool = True) -> tuple[list[float], list[int]]:
     """Episodes of an untrained zoo-sized agent (its episodes differ one from another: a good test of
-    which episode is which), 10 of them, over ``envs`` envs."""
+    which episode is which), 5 of them, over ``envs`` envs."""
     config = GymEnvConfig(name=env_id)
     env = config.build(seed=0)
     configs: dict[str, Any] = {"dqn": DqnConfig(), "sac": SacConfig(), "ppo": PpoConfig()}
     agent = configs[algo].build(env.spaces, 0)
     agent.eval()
-    evaluator = DefaultEvaluatorConfig(envs=envs, numpy_acting=numpy_acting).build(
+    evaluator = DefaultEvaluatorConfig(n_episodes=5, envs=envs, numpy_acting=numpy_acting).build(
         env, make_env=lambda: config.build(seed=0)
     )
     try:
@@ -88,7 +88,7 @@ def _evaluated(algo: str, env_id: str, envs: int, numpy_acting: bool = True) -> 
 def test_side_by_side_episodes_are_those_played_one_after_another(algo: str, env_id: str) -> None:
     one_by_one = _evaluated(algo, env_id, envs=1)
     assert len(set(one_by_one[0])) > 1  # the episodes differ: each must be matched to its own
-    for envs in (3, 10):  # 3: an env plays several episodes, taking the next index as one ends
+    for envs in (2, 5):  # 2: an env plays several episodes, taking the next index as one ends
         assert _evaluated(algo, env_id, envs=envs) == one_by_one
     # Against the agent's own acting (torch): the same policy, so the same actions up to float rounding.
     # Discrete actions are the same; a box's differ in the last bits and their returns by as little.
