@@ -123,12 +123,23 @@ class NStepStepProcessor:
         obs = self._prev_obs
         if obs is None:
             raise RuntimeError(f"{type(self).__name__}.process called before reset(init_obs)")
-        ended = step.is_done
-        self._prev_obs = _next_prev_obs(step, ended, self)
+        terminated, truncated = step.is_terminated, step.is_truncated
+        ended = terminated or truncated
+        self._prev_obs = _next_prev_obs(step, ended, self) if ended else step.obs
         if self.n_steps == 1:
-            # The general path below gives the same transition; this one skips the pending queue, which
-            # costs more than building the transition.
-            return [_transition(obs, np.asarray(step.act), step, step.reward, self.gamma, ended)]
+            # The general path below gives the same transition (`_transition`, inlined: this runs on every
+            # env step); this one skips the pending queue, which costs more than building the transition.
+            return [
+                Transition(
+                    obs=obs,
+                    act=np.asarray(step.act),
+                    next_obs=step.obs,
+                    reward=step.reward,
+                    is_terminated=ended and terminated,
+                    is_truncated=ended and truncated,
+                    discount=self.gamma,
+                )
+            ]
         self._pending.append((obs, np.asarray(step.act), step.reward))
         if ended:
             return [self._complete(step, ended=True) for _ in range(len(self._pending))]

@@ -18,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.step import Step
-from border_py.envs.gymnasium import Act, SpaceInfo, checked_action
+from border_py.envs.checks import checked_action
+from border_py.envs.gymnasium import Act, SpaceInfo
 from border_py.record import Record
 
 Frames = npt.NDArray[np.uint8]

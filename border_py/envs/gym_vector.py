@@ -11,16 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.step import Step
-from border_py.envs.gymnasium import (
-    Act,
-    GymEnvConfig,
-    Obs,
-    SpaceInfo,
-    checked_box_actions,
-    checked_obs,
-    make_gym,
-    supported_spaces,
-)
+from border_py.envs.checks import checked_box_actions, checked_obs, supported_spaces
+from border_py.envs.gymnasium import Act, GymEnvConfig, Obs, SpaceInfo, make_gym
 from border_py.record import Record
 
 

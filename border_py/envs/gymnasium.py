@@ -3,8 +3,6 @@ with `GymVecEnv`."""
 
 from __future__ import annotations
 
-import math
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +13,15 @@ import numpy.typing as npt
 
 from border_py.base.spaces import Spaces
 from border_py.base.step import Step
+from border_py.envs.checks import (
+    checked_action,
+    checked_flag,
+    checked_obs,
+    checked_reward,
+    discrete_action_check,
+    raised_by_gymnasiums_checker,
+    supported_spaces,
+)
 from border_py.record import Record
 
 Obs = npt.NDArray[np.float32]
@@ -25,134 +32,6 @@ Act = npt.NDArray[Any]
 
 # Records are immutable: the steps that end no episode share one empty record.
 _NO_RECORD = Record()
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-
-def checked_action(space: gym.Space[Any], act: Act, name: str, clip: bool) -> Any:
-    """``act`` as the env takes it; ``ValueError`` (naming the env) when it is outside ``space`` (a Box
-    action is clipped into it instead with ``clip``)."""
-    if isinstance(space, gym.spaces.Discrete):
-        a = int(act)
-        if not space.start <= a < space.start + space.n:
-            raise ValueError(f"{name}: action {a} outside Discrete({space.n})")
-        # np.int64, not int: Discrete.contains (which Gymnasium's envs assert) checks a Python int
-        # against np.iinfo, which costs more than the whole conversion.
-        return np.int64(a)
-    assert isinstance(space, gym.spaces.Box)
-    return checked_box_actions(space, np.asarray(act, dtype=space.dtype)[None], name, clip)[0]
-
-
-def checked_box_actions(
-    space: gym.spaces.Box, batch: npt.NDArray[Any], name: str, clip: bool
-) -> npt.NDArray[Any]:
-    """``batch`` (one action per row) checked against ``space``: the shape, NaN, and the bounds, which
-    ``clip`` clips to instead of refusing.
-
-    Raises:
-        ValueError: the message names the env, the row (the sub-env) and the action.
-    """
-    if batch.shape[1:] != space.shape:
-        raise ValueError(f"{name}: action shape {batch.shape[1:]} != action space shape {space.shape}")
-    if clip:
-        batch = np.clip(batch, space.low, space.high)
-        bad = np.isnan(batch).reshape(len(batch), -1).any(axis=1)
-    else:
-        bad = ~((batch >= space.low) & (batch <= space.high)).reshape(len(batch), -1).all(axis=1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        where = "" if len(batch) == 1 else f" of sub-env {i}"
-        raise ValueError(f"{name}: action {batch[i]}{where} outside {space}")
-    return batch
-
-
-def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[Any]) -> None:
-    """Refuses the spaces border_py's agents cannot act in.
-
-    Raises:
-        TypeError: the observation space is not a Box, or the action space neither Discrete nor Box.
-    """
-    if not isinstance(obs_space, gym.spaces.Box):
-        raise TypeError(f"{name}: only Box observation spaces are supported, got {obs_space}")
-    if not isinstance(act_space, gym.spaces.Discrete | gym.spaces.Box):
-        raise TypeError(f"{name}: only Discrete and Box action spaces are supported, got {act_space}")
-
-
-def checked_obs(obs: Any, shape: tuple[int, ...], name: str, what: str, env_step: int) -> Obs:
-    """``obs`` as float32, checked against the declared ``shape`` and for NaN and infinity after the cast
-    (a finite float64 can overflow float32).
-
-    Raises:
-        ValueError: the message names the env, ``what`` (the observation, a sub-env's final one) and the
-            env step, with the actual and declared shapes.
-    """
-    out = np.asarray(obs)
-    if out.dtype.kind not in "biuf":  # strings, objects, complex numbers: no float32 observation
-        raise ValueError(
-            f"{name}: {what} at env step {env_step} is not numeric (dtype {out.dtype}): {obs!r:.200}"
-        )
-    if out.dtype != np.float32:
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, as an error
-            out = out.astype(np.float32)
-    if out.shape != shape:
-        raise ValueError(
-            f"{name}: {what} at env step {env_step} has shape {out.shape}, but the observation space "
-            f"declares {shape}"
-        )
-    if not np.isfinite(out).all():
-        raise ValueError(f"{name}: {what} at env step {env_step} is not finite (as float32): {out}")
-    return out
-
-
-_REAL = (bool, int, float, np.bool_, np.integer, np.floating)
-
-
-def checked_reward(reward: Any, name: str, env_step: int) -> float:
-    """``reward`` as a float, refused unless it is a real number (a 0-d array of one is taken) that is
-    finite as a float32 (the replay buffer's type).
-
-    Raises:
-        ValueError: the message names the env, the env step and what the reward was.
-    """
-    if isinstance(reward, np.ndarray) and reward.ndim == 0:
-        reward = reward[()]
-    if not isinstance(reward, _REAL):
-        raise ValueError(
-            f"{name}: reward at env step {env_step} must be a real number, got {type(reward).__name__} "
-            f"{reward!r:.200}"
-        )
-    try:
-        value = float(reward)
-    except OverflowError:  # an int beyond every float (10**400)
-        value = math.inf
-    if not -_FLOAT32_MAX <= value <= _FLOAT32_MAX:  # False for NaN too
-        raise ValueError(
-            f"{name}: reward at env step {env_step} is not finite as a float32 (the replay buffer's type): "
-            f"{reward!r:.40}"
-        )
-    return value
-
-
-def _raised_by_gymnasiums_checker(exc: BaseException) -> bool:
-    """Whether ``exc`` comes from Gymnasium's passive env checker (which checks the first step's output
-    with numpy and fails with a ``TypeError`` on a value numpy cannot hold), not from the env itself."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return bool(frames) and frames[-1].filename.endswith("passive_env_checker.py")
-
-
-def checked_flag(flag: Any, name: str, what: str, env_step: int) -> bool:
-    """``terminated`` or ``truncated`` as a bool: a bool, or the integers 0 and 1 (a 0-d array of one is
-    taken).
-
-    Raises:
-        ValueError: anything else (an array, a string, None), naming the env, the flag and the env step.
-    """
-    if isinstance(flag, np.ndarray) and flag.ndim == 0:
-        flag = flag[()]
-    if isinstance(flag, (bool, np.bool_)) or (isinstance(flag, (int, np.integer)) and flag in (0, 1)):
-        return bool(flag)
-    raise ValueError(
-        f"{name}: {what} at env step {env_step} must be a bool, got {type(flag).__name__} {flag!r:.200}"
-    )
 
 
 def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **options: Any) -> Any:
@@ -279,6 +158,7 @@ class GymEnv(SpaceInfo):
         self.action_space = self.env.action_space
         self.observation_space = self.env.observation_space
         self._obs_shape = self.observation_space.shape or ()
+        self._check_act = self._action_check()
         self.action_space.seed(seed)
         self._seeded = False
         self._env_steps = 0
@@ -308,23 +188,27 @@ class GymEnv(SpaceInfo):
         self._seeded = True
         return self._reset(ix)
 
-    def _check_act(self, act: Act) -> Any:
-        return checked_action(self.action_space, act, self.config.name, self.config.clip_actions)
+    def _action_check(self) -> Callable[[Act], Any]:
+        """The check of each step's action (`checked_action`), with what it reads of the space read once."""
+        space, name, clip = self.action_space, self.config.name, self.config.clip_actions
+        if isinstance(space, gym.spaces.Discrete):
+            return discrete_action_check(space, name)
+        return lambda act: checked_action(space, act, name, clip)
 
     def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
         try:
             obs, raw_reward, raw_terminated, raw_truncated, info = self.env.step(self._check_act(act))
         except TypeError as exc:
-            if _raised_by_gymnasiums_checker(exc):
+            if raised_by_gymnasiums_checker(exc):
                 raise ValueError(
-                    f"{self.config.name}: Gymnasium's env checker could not read env step "
+                    f"{self.name}: Gymnasium's env checker could not read env step "
                     f"{self._env_steps + 1}'s output ({exc}): is the reward a real number that fits a "
                     "float32, the observation an array of the observation space's shape?"
                 ) from exc
             raise
-        self._env_steps += 1
-        name, at = self.config.name, self._env_steps
+        self._env_steps = at = self._env_steps + 1
+        name = self.name
         reward = checked_reward(raw_reward, name, at)
         terminated = checked_flag(raw_terminated, name, "terminated", at)
         truncated = checked_flag(raw_truncated, name, "truncated", at)
@@ -339,7 +223,7 @@ class GymEnv(SpaceInfo):
             init_obs = self._reset(None)
         step = Step(
             act=act,
-            obs=self._obs(obs),
+            obs=checked_obs(obs, self._obs_shape, name, "observation", at),
             reward=reward,
             is_terminated=terminated,
             is_truncated=truncated,

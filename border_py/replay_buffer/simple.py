@@ -112,15 +112,17 @@ class SimpleReplayBuffer:
             ValueError: the transition's observation or action shape differs from the first one pushed, or
                 its reward is not finite as a float32 (1e39 is ``inf`` there).
         """
-        if self._storage is None:
-            self._storage = TransitionStorage.for_first(item, self.config.capacity)
+        storage, capacity = self._storage, self.config.capacity
+        if storage is None:
+            storage = self._storage = TransitionStorage.for_first(item, capacity)
         i = self._next
-        self._storage.put(i, item)
+        storage.put(i, item)
         if self._tree is not None and self.config.per is not None:
             priority = self._max_priority**self.config.per.alpha
             self._tree.update(np.array([i]), np.array([priority]))
-        self._next = (i + 1) % self.config.capacity
-        self._len = min(self._len + 1, self.config.capacity)
+        self._next = i + 1 if i + 1 < capacity else 0
+        if self._len < capacity:
+            self._len += 1
 
     def batch(self, size: int) -> TransitionBatch:
         """Samples ``size`` transitions (with replacement).

@@ -11,7 +11,8 @@ import numpy.typing as npt
 import torch
 
 
-@attrs.frozen(kw_only=True, eq=False)
+# slots=False: built faster (one per env step; see `Step`), and a buffer copies it into its columns.
+@attrs.frozen(kw_only=True, eq=False, slots=False)
 class Transition:
     """One (possibly n-step) transition ``(obs, act) -> (next_obs, reward)``, pushed into a replay buffer.
 

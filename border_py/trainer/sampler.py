@@ -101,15 +101,16 @@ class SyncSampler(Generic[O, A, I]):
         else:
             assert self._single is not None
             env, step_processor = self._single
-            if self._obs is None:
-                self._obs = env.reset()
-                step_processor.reset(self._obs)
-            acting = time.perf_counter()
-            act = policy.sample(self._obs)
+            obs, acting = self._obs, start  # no reset: the policy's time starts with the call
+            if obs is None:
+                obs = self._obs = env.reset()
+                step_processor.reset(obs)
+                acting = time.perf_counter()
+            act = policy.sample(obs)
             self._act_seconds_since_take += time.perf_counter() - acting
             step, record = env.step(act)
             self._obs = _push(step_processor, step, buffer)
-            if step.is_done:
+            if step.is_terminated or step.is_truncated:  # Step.is_done, without the property's call
                 self._episode_actions.clear()
             else:
                 self._episode_actions.append(act)
