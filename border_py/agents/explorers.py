@@ -64,12 +64,14 @@ class EpsilonGreedy:
             return c.eps_final
         return c.eps_start + (c.eps_final - c.eps_start) * self.n_steps / c.final_step
 
-    def action(self, n_actions: int, q_values: Callable[[], torch.Tensor]) -> int:
-        """Returns an action and counts one env step; ``q_values`` is called only for a greedy action."""
+    def action(self, n_actions: int, q_values: Callable[[], torch.Tensor | npt.NDArray[np.float32]]) -> int:
+        """Returns an action and counts one env step; ``q_values`` (a tensor or an array: both argmaxes
+        return the first largest value) is called only for a greedy action."""
         eps = self.epsilon()
         self.n_steps += 1
-        if self._rng.random() < eps:
-            return int(self._rng.integers(n_actions))
+        rng = self._rng
+        if rng.random() < eps:
+            return int(rng.integers(n_actions))
         return int(q_values().argmax())
 
     def state_dict(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -179,6 +179,15 @@ class NumpyMlp:
         if any(p.dtype != torch.float32 for p in params):
             raise ValueError("NumpyMlp needs float32 parameters")
         self._linears = [layer for layer in module if isinstance(layer, nn.Linear)]
+        # Each layer's own parameter dict, read on every call instead of ``layer.weight`` (nn.Module's
+        # __getattr__, several times slower): a parameter replaced in the module, not only one whose
+        # storage was replaced, shows as a new pointer. cast: torch types the dict's values as optional;
+        # an mlp's Linear layers have both.
+        self._slots = [
+            (cast("dict[str, torch.Tensor]", layer._parameters), name)
+            for layer in self._linears
+            for name in ("weight", "bias")
+        ]
         self._take_views()
 
     def _take_views(self) -> None:
@@ -187,7 +196,7 @@ class NumpyMlp:
         self._forward = Mlp(views, relu_out=False)  # the exporter's numpy MLP, over shared memory
 
     def _storage(self) -> list[int]:
-        return [p.data_ptr() for layer in self._linears for p in (layer.weight, layer.bias)]
+        return [params[name].data_ptr() for params, name in self._slots]
 
     def __call__(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """The outputs ``(n, out_dim)`` for the inputs ``x`` ``(n, in_dim)``."""

@@ -145,8 +145,29 @@ class ValueBasedAgent(TorchAgent, Generic[N]):
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.int64]:
         """Int64 actions ``(n,)``: explored in train mode (one forward pass for all, made only if some
         action is greedy), greedy in eval mode."""
+        if n == 1 and self._numpy_values is not None:
+            return self._act_one_in_numpy(obs, self._numpy_values)
         values = functools.partial(self._values_of, obs, n)
         return np.stack(discrete_actions(self.explorer, self._train, self.n_actions, values, n))
+
+    def _act_one_in_numpy(self, obs: npt.NDArray[Any], forward: NumpyMlp) -> npt.NDArray[np.int64]:
+        """`_act` for one observation through the numpy MLP with no torch call on the way (the sampler's
+        every step): the same action, explorer schedule and explorer RNG as the general path, whose
+        torch argmax numpy's equals (the first largest value, the first NaN if any)."""
+        row = np.asarray(obs, dtype=np.float32).reshape(1, -1)
+
+        def values() -> npt.NDArray[np.float32]:
+            q: npt.NDArray[np.float32] = forward(row)[0]
+            return q
+
+        explorer = self.explorer
+        if not self._train:
+            act = int(values().argmax())
+        elif isinstance(explorer, EpsilonGreedy):
+            act = explorer.action(self.n_actions, values)
+        else:  # softmax computes its probabilities in torch, from the same values
+            act = explorer.action(self.n_actions, lambda: torch.from_numpy(values()))
+        return np.array((act,), dtype=np.int64)
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
