@@ -21,6 +21,7 @@ its Lagrangian switched off with ``alpha_learning_rate=0``), with d3rlpy's 256x2
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -155,6 +156,13 @@ def ours(name: str, task: Task, dataset: ArrayDataset, seed: int) -> tuple[Train
 def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
     """d3rlpy's training function (its ``fit`` with no logging and no evaluation; each call continues
     the same networks and optimizers) and greedy policy."""
+    train, act, _ = d3rlpy_learner(name, task, seed)
+    return train, act
+
+
+def d3rlpy_learner(name: str, task: Task, seed: int, config: Any = None) -> tuple[Train, Act, Any]:
+    """As `d3rlpy_algo`, with d3rlpy's algorithm itself (for diagnostics) and ``config`` instead of
+    `d3rlpy_config`'s for ``name`` (its scalers are added)."""
     import d3rlpy
 
     d3rlpy.seed(seed)
@@ -173,7 +181,8 @@ def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
     }
     if task.dataset.reward_normalization == "return_range":  # what its IQL reproduction script uses
         scalers["reward_scaler"] = d3rlpy.preprocessing.ReturnBasedRewardScaler(multiplier=1000.0)
-    algo = d3rlpy_config(name, scalers).create(device="cpu:0")
+    config = d3rlpy_config(name, scalers) if config is None else dataclasses.replace(config, **scalers)
+    algo = config.create(device="cpu:0")
     algo.build_with_dataset(dataset)
 
     def train(steps: int) -> None:
@@ -182,7 +191,7 @@ def d3rlpy_algo(name: str, task: Task, seed: int) -> tuple[Train, Act]:
             logger_adapter=d3rlpy.logging.NoopAdapterFactory(), save_interval=10**9,
         )  # fmt: skip
 
-    return train, lambda obs: np.clip(algo.predict(obs[None])[0], low, high)
+    return train, lambda obs: np.clip(algo.predict(obs[None])[0], low, high), algo
 
 
 def d3rlpy_config(name: str, scalers: dict[str, Any]) -> Any:
