@@ -35,14 +35,16 @@ def checked_action(space: gym.Space[Any], act: npt.NDArray[Any], name: str, clip
 def discrete_action_check(space: gym.spaces.Discrete, name: str) -> Callable[[Any], np.int64]:
     """`checked_action` for ``space``, with its bounds read once (an env checks every step's action)."""
     low, high, n = int(space.start), int(space.start + space.n), space.n
+    # np.int64, not int: Discrete.contains (which Gymnasium's envs assert) checks a Python int against
+    # np.iinfo, which costs more than the whole conversion. Numpy scalars are immutable, so each action's
+    # is made once and handed out every time (np.int64(a) costs 0.3 us a step, a list index 0.04).
+    made = [np.int64(a) for a in range(low, high)] if high - low <= 4096 else None
 
     def check(act: Any) -> np.int64:
         a = int(act)
         if not low <= a < high:
             raise ValueError(f"{name}: action {a} outside Discrete({n})")
-        # np.int64, not int: Discrete.contains (which Gymnasium's envs assert) checks a Python int
-        # against np.iinfo, which costs more than the whole conversion.
-        return np.int64(a)
+        return np.int64(a) if made is None else made[a - low]
 
     return check
 
@@ -82,6 +84,24 @@ def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[
         raise TypeError(f"{name}: only Discrete and Box action spaces are supported, got {act_space}")
 
 
+_SMALL = 32
+"""Up to this many components, `all_finite` sums Python floats (0.2 us for 4 against 1.9 us for numpy's
+two calls; equal at about 100)."""
+
+
+def all_finite(x: npt.NDArray[np.float32]) -> bool:
+    """Whether every component of the float32 array ``x`` is finite.
+
+    A small 1-d array is decided by the sum of its components as Python floats: a NaN or an infinity makes
+    the sum NaN or infinite (``inf + -inf`` is NaN), and finite float32 components cannot overflow a
+    float64 sum, so the sum is finite exactly when every component is; Python's arithmetic raises and warns
+    about none of it (numpy's ``x.dot(x)`` would warn on components whose squares overflow).
+    """
+    if x.ndim == 1 and x.shape[0] <= _SMALL:
+        return math.isfinite(sum(x.tolist()))
+    return bool(np.isfinite(x).all())
+
+
 def checked_obs(
     obs: Any, shape: tuple[int, ...], name: str, what: str, env_step: int
 ) -> npt.NDArray[np.float32]:
@@ -105,7 +125,7 @@ def checked_obs(
             f"{name}: {what} at env step {env_step} has shape {out.shape}, but the observation space "
             f"declares {shape}"
         )
-    if not np.isfinite(out).all():
+    if not all_finite(out):
         raise ValueError(f"{name}: {what} at env step {env_step} is not finite (as float32): {out}")
     return out
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from border_py.envs.checks import (
+    all_finite,
     checked_action,
     checked_flag,
     checked_obs,
@@ -17,7 +18,39 @@ from border_py.envs.checks import (
     discrete_action_check,
 )
 
-_BIG = np.float32(3e38)  # finite, but its square overflows float32
+_BIG = np.float32(3.4e38)  # finite
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.zeros(4, np.float32),
+        np.array([1.0, -2.0, 0.5, 1e-45], np.float32),
+        np.full(32, _BIG),  # the largest finite float32s: a float64 sum of 32 stays finite
+        np.array([_BIG, -_BIG, 1.0], np.float32),
+        np.array([np.nan, 0.0], np.float32),
+        np.array([0.0, np.inf], np.float32),
+        np.array([-np.inf, np.inf], np.float32),  # inf + -inf is NaN, not 0
+        np.array([_BIG, np.nan], np.float32),
+        np.zeros(0, np.float32),
+        np.arange(12, dtype=np.float32)[::3],  # not contiguous
+        np.array([np.inf] + [0.0] * 40, np.float32),  # the numpy path, above 32 components
+        np.zeros((4, 3), np.float32),
+        np.full((2, 2), np.nan, np.float32),
+        np.array(np.inf, np.float32),  # 0-d
+    ],
+)
+def test_all_finite_agrees_with_the_elementwise_check(x: np.ndarray) -> None:
+    assert all_finite(x) == bool(np.isfinite(x).all())
+
+
+def test_all_finite_agrees_on_random_arrays_with_planted_nans_and_infinities() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(1_000):
+        x = (rng.standard_normal(int(rng.integers(1, 40))) * 10.0 ** rng.integers(-40, 39)).astype(np.float32)
+        if rng.random() < 0.5:
+            x[rng.integers(len(x), size=int(rng.integers(1, 3)))] = rng.choice([np.nan, np.inf, -np.inf])
+        assert all_finite(x) == bool(np.isfinite(x).all())
 
 
 def test_a_float32_observation_is_passed_through_and_a_bad_one_refused_as_before() -> None:
@@ -70,7 +103,9 @@ def test_a_flag_that_is_not_a_bool_is_refused(flag: Any) -> None:
         checked_flag(flag, "E", "terminated", 4)
 
 
-@pytest.mark.parametrize("space", [gym.spaces.Discrete(2), gym.spaces.Discrete(3, start=-1)])
+@pytest.mark.parametrize(
+    "space", [gym.spaces.Discrete(2), gym.spaces.Discrete(3, start=-1), gym.spaces.Discrete(5_000, start=-2)]
+)
 def test_the_discrete_action_check_takes_and_refuses_what_the_space_does(space: gym.spaces.Discrete) -> None:
     check = discrete_action_check(space, "E")
     acts: list[Any] = [np.array(a) for a in range(-3, 4)] + [np.float32(1.7), 1]
