@@ -120,7 +120,7 @@ def run(threads: int, quick: bool) -> list[Row]:
             reference=raw.median,
             reference_name="raw gymnasium loop",
             unit="/s",
-            target=0.5,
+            target=0.6,  # issue 38
         )
     ]
     n = 1_000 if quick else 10_000
@@ -133,7 +133,8 @@ def run(threads: int, quick: bool) -> list[Row]:
             reference=torch_path.median,
             reference_name="border_py acting through torch",
             unit="/s",
-            target=2.0,
+            target=2.0,  # issue 38: against torch acting as it was, whose sampler was slower than today's
+            note="the reference shares today's sampler: a lower bound of the ratio to torch acting before",
         )
     )
     ours, sb3 = compare(acting_loop((64, 64)), sb3_acting_loop((64, 64)), n)
