@@ -82,8 +82,10 @@ class Mlp:
 
     def __call__(self, x: F32) -> F32:
         """``(n, in) -> (n, out)`` or ``(n, k, in) -> (n, k, out)``, each of the n on its own."""
-        rows = x.ndim == 2
-        h = x[:, None, :] if rows else x  # a stack of n matrices: numpy multiplies each on its own
+        # A stack of n matrices: numpy's matmul multiplies each on its own, with the kernel of a 2-d product
+        # of that shape (one row: matrix-vector). A single row is that 2-d product already (no view to make).
+        rows = x.ndim == 2 and x.shape[0] > 1
+        h = x[:, None, :] if rows else x
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             h = np.matmul(h, w) + b
