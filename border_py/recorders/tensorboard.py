@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import datetime
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tensorboardX import SummaryWriter
@@ -41,6 +42,7 @@ class TensorboardRecorder(AggregatingRecorder):
         self.logdir = Path(logdir)
         self._purge_step = purge_step
         self._writer: SummaryWriter | None = None
+        self._thread_errors: list[_ThreadErrors] = []
         with self._naming_logdir():
             self.logdir.mkdir(parents=True, exist_ok=True)
 
@@ -53,6 +55,7 @@ class TensorboardRecorder(AggregatingRecorder):
             self._writer = SummaryWriter(
                 logdir=str(self.logdir), purge_step=self._purge_step, filename_suffix=f".{time.time_ns()}"
             )
+            self._thread_errors = _route_thread_errors(self._writer)
         return self._writer
 
     @contextlib.contextmanager
@@ -89,11 +92,55 @@ class TensorboardRecorder(AggregatingRecorder):
         if self._writer is not None:
             with self._naming_logdir():
                 self._writer.flush()
+                self._raise_thread_error()
 
     def _close_output(self) -> None:
         if self._writer is not None:
             with self._naming_logdir():
                 self._writer.close()
+                self._raise_thread_error()
+
+    def _raise_thread_error(self) -> None:
+        for caught in self._thread_errors:
+            if caught.error is not None:
+                raise caught.error
+
+
+class _ThreadErrors:
+    """An event file's writer as tensorboardX's writer thread calls it: an ``OSError`` the thread meets (a
+    full disk, at its own timed flush or at a write) is kept for the recorder to raise at its next flush or
+    close, in the run's thread, instead of ending tensorboardX's thread with a traceback on stderr. What
+    comes after the error is not written; the recorder's error says so."""
+
+    def __init__(self, events_writer: Any) -> None:
+        self._inner = events_writer
+        self.error: OSError | None = None
+
+    def write_event(self, event: Any) -> None:
+        self._guarded(self._inner.write_event, event)
+
+    def flush(self) -> None:
+        self._guarded(self._inner.flush)
+
+    def _guarded(self, call: Callable[..., Any], *args: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            call(*args)
+        except OSError as exc:
+            self.error = exc
+
+
+def _route_thread_errors(writer: SummaryWriter) -> list[_ThreadErrors]:
+    """Puts `_ThreadErrors` between each of ``writer``'s writer threads and its event file (tensorboardX's
+    private fields: it has no hook for a thread's errors). A thread that cannot be reached keeps its own."""
+    caught = []
+    for file_writer in list((writer.all_writers or {}).values()):
+        worker = getattr(getattr(file_writer, "event_writer", None), "_worker", None)
+        if worker is not None and hasattr(worker, "_record_writer"):
+            worker._record_writer = _ThreadErrors(worker._record_writer)
+            caught.append(worker._record_writer)
+    return caught
 
 
 def _abandon(writer: SummaryWriter) -> None:

@@ -130,6 +130,36 @@ except OSError as exc:
     assert done.stderr == ""
 
 
+def test_a_full_disk_met_by_tensorboardxs_own_thread_is_the_recorders_one_line(tmp_path: Path) -> None:
+    """tensorboardX's writer thread flushes on its own timer: a full disk there ended the thread with a
+    traceback on stderr (the race behind the test above failing under load). The thread's flush is forced
+    here after the disk fills; the error is the recorder's, raised at its next flush."""
+    script = f"""
+import errno, time
+from tensorboardX.record_writer import RecordWriter
+from border_py import Record, TensorboardRecorder
+recorder = TensorboardRecorder({str(tmp_path / "tb")!r})
+recorder.write(Record({{"train/loss": 1.0}}), 1)
+def full(*_):
+    raise OSError(errno.ENOSPC, "No space left on device")
+RecordWriter.flush = full
+for file_writer in recorder._writer.all_writers.values():
+    file_writer.event_writer._worker._next_flush_time = 0  # the thread's timer is due
+recorder.write(Record({{"train/loss": 2.0}}), 2)
+time.sleep(1.0)  # the thread takes the record and flushes
+try:
+    recorder.flush(2)
+except OSError as exc:
+    print("error:", exc)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert (
+        done.stdout == f"error: [Errno 28] TensorBoard logs in {tmp_path / 'tb'}: No space left on device\n"
+    )
+    assert done.stderr == ""
+
+
 class _BreakingEnv(CountingEnv):
     """A `CountingEnv` whose step ``after + 1`` raises, as an env that crashes mid-run."""
 
