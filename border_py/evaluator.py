@@ -16,7 +16,7 @@ How the episodes are played does not change it:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, cast
+from typing import Any, Generic
 
 import attrs
 import numpy as np
@@ -57,13 +57,14 @@ def numpy_actor(policy: object) -> Actor | None:
     """Batched, batch-invariant acting through ``policy``'s greedy policy in numpy, or ``None`` where it
     states none that numpy runs (no ``greedy_policy``, not on the CPU, a CNN encoder, weights that are not
     finite: it then acts through its own ``sample``, as before)."""
-    device = getattr(policy, "device", None)
-    if not hasattr(policy, "greedy_policy") or getattr(device, "type", None) != "cpu":
+    if not hasattr(policy, "greedy_policy"):  # no torch import for a policy that states none
         return None
-    from border_py.export.exporters import numpy_policy_of  # torch: only for agents that have it anyway
+    from border_py.export.exporters import Exportable, numpy_policy_of
 
+    if not isinstance(policy, Exportable) or policy.device.type != "cpu":
+        return None
     try:
-        greedy = numpy_policy_of(cast("Any", policy))
+        greedy = numpy_policy_of(policy)
     except (TypeError, ValueError):
         return None
 
