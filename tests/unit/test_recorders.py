@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import subprocess
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -105,59 +106,45 @@ def test_a_full_disk_names_the_tensorboard_directory(tmp_path: Path, monkeypatch
     assert info.value.errno == errno.ENOSPC
 
 
-def test_after_a_full_disk_tensorboardx_prints_nothing_more_as_the_process_ends(tmp_path: Path) -> None:
-    """Its atexit hook retried the flush and its thread died on the torn-down queue: two tracebacks after
-    the one-line error (measured on a full tmpfs)."""
+def _one_error_line_after_a_full_disk(logdir: Path, then: str) -> None:
+    """Runs, in a fresh process, a recorder that wrote one record before its disk filled, then ``then``
+    (code that ends in the recorder's flush or close); checks that the one error line is all it says."""
     script = f"""
-import errno
+import errno, time
 from tensorboardX.record_writer import RecordWriter
 from border_py import Record, TensorboardRecorder
-recorder = TensorboardRecorder({str(tmp_path / "tb")!r})
+recorder = TensorboardRecorder({str(logdir)!r})
 recorder.write(Record({{"train/loss": 1.0}}), 1)
 def full(*_):
     raise OSError(errno.ENOSPC, "No space left on device")
 RecordWriter.flush = full
 try:
-    recorder.close()
+{textwrap.indent(then, "    ")}
 except OSError as exc:
     print("error:", exc)
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
-    assert (
-        done.stdout == f"error: [Errno 28] TensorBoard logs in {tmp_path / 'tb'}: No space left on device\n"
-    )
+    assert done.stdout == f"error: [Errno 28] TensorBoard logs in {logdir}: No space left on device\n"
     assert done.stderr == ""
+
+
+def test_after_a_full_disk_tensorboardx_prints_nothing_more_as_the_process_ends(tmp_path: Path) -> None:
+    """Its atexit hook retried the flush and its thread died on the torn-down queue: two tracebacks after
+    the one-line error (measured on a full tmpfs)."""
+    _one_error_line_after_a_full_disk(tmp_path / "tb", "recorder.close()")
 
 
 def test_a_full_disk_met_by_tensorboardxs_own_thread_is_the_recorders_one_line(tmp_path: Path) -> None:
     """tensorboardX's writer thread flushes on its own timer: a full disk there ended the thread with a
     traceback on stderr (the race behind the test above failing under load). The thread's flush is forced
     here after the disk fills; the error is the recorder's, raised at its next flush."""
-    script = f"""
-import errno, time
-from tensorboardX.record_writer import RecordWriter
-from border_py import Record, TensorboardRecorder
-recorder = TensorboardRecorder({str(tmp_path / "tb")!r})
-recorder.write(Record({{"train/loss": 1.0}}), 1)
-def full(*_):
-    raise OSError(errno.ENOSPC, "No space left on device")
-RecordWriter.flush = full
-for file_writer in recorder._writer.all_writers.values():
+    forced = """for file_writer in recorder._writer.all_writers.values():
     file_writer.event_writer._worker._next_flush_time = 0  # the thread's timer is due
-recorder.write(Record({{"train/loss": 2.0}}), 2)
+recorder.write(Record({"train/loss": 2.0}), 2)
 time.sleep(1.0)  # the thread takes the record and flushes
-try:
-    recorder.flush(2)
-except OSError as exc:
-    print("error:", exc)
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0
-    assert (
-        done.stdout == f"error: [Errno 28] TensorBoard logs in {tmp_path / 'tb'}: No space left on device\n"
-    )
-    assert done.stderr == ""
+recorder.flush(2)"""
+    _one_error_line_after_a_full_disk(tmp_path / "tb", forced)
 
 
 class _BreakingEnv(CountingEnv):
