@@ -26,8 +26,11 @@ _F32 = np.dtype(np.float32)  # comparing with a dtype instance is 3x faster than
 def checked_action(space: gym.Space[Any], act: npt.NDArray[Any], name: str, clip: bool) -> Any:
     """``act`` as the env takes it; ``ValueError`` (naming the env) when it is outside ``space`` (a Box
     action is clipped into it instead with ``clip``)."""
-    if isinstance(space, gym.spaces.Discrete):
-        return discrete_action_check(space, name)(act)
+    if isinstance(space, gym.spaces.Discrete):  # a caller that checks every step builds the check once
+        a = int(act)
+        if not int(space.start) <= a < int(space.start + space.n):
+            raise _outside(name, a, space.n)
+        return np.int64(a)
     assert isinstance(space, gym.spaces.Box)
     return checked_box_actions(space, np.asarray(act, dtype=space.dtype)[None], name, clip)[0]
 
@@ -43,10 +46,14 @@ def discrete_action_check(space: gym.spaces.Discrete, name: str) -> Callable[[An
     def check(act: Any) -> np.int64:
         a = int(act)
         if not low <= a < high:
-            raise ValueError(f"{name}: action {a} outside Discrete({n})")
+            raise _outside(name, a, n)
         return np.int64(a) if made is None else made[a - low]
 
     return check
+
+
+def _outside(name: str, act: int, n: int) -> ValueError:
+    return ValueError(f"{name}: action {act} outside Discrete({n})")
 
 
 def checked_box_actions(
