@@ -135,8 +135,8 @@ class NStepStepProcessor:
                     act=np.asarray(step.act),
                     next_obs=step.obs,
                     reward=step.reward,
-                    is_terminated=ended and terminated,
-                    is_truncated=ended and truncated,
+                    is_terminated=terminated,
+                    is_truncated=truncated,
                     discount=self.gamma,
                 )
             ]
