@@ -115,6 +115,7 @@ def _train(
         trainer.train(agent, NullRecorder(), scores)
     finally:
         scores.close()
+        scores.env.close()
     agent.eval()
 
 

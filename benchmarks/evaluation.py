@@ -49,6 +49,7 @@ def evaluations(side_by_side: bool, numpy_acting: bool) -> Workload:
         evaluator = DefaultEvaluator(config.build(seed=0), EPISODES, numpy_acting=False)
     returns, _ = evaluator.episodes(agent)
     assert returns == [500.0] * EPISODES, returns  # a balancing policy: the workload is what it says
+    # The envs live as long as the workload: closed with the process (a benchmark's envs are CartPoles).
 
     def run(n: int) -> None:
         for _ in range(n):

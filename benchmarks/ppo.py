@@ -89,6 +89,7 @@ def ours(s: Setting, seed: int) -> tuple[float, float]:
         trainer.train(agent, NullRecorder(), scores)
     finally:
         scores.close()
+        scores.env.close()
     seconds = time.perf_counter() - start
     agent.eval()
     low, high = -2.0, 2.0  # Pendulum's bounds: the greedy action is clipped as the env adapter would

@@ -38,7 +38,9 @@ class DefaultEvaluatorConfig:
     """In episodes: how many evaluation episodes make one score."""
     envs: int = attrs.field(default=10, validator=attrs.validators.gt(0))
     """In envs: how many episodes run at once, each in an env of its own (1: one after another). The
-    returns do not depend on it; only the number of envs built does (and so the time and memory)."""
+    returns do not depend on it; only the number of envs built does (and so the time and memory). Side by
+    side needs ``build``'s ``make_env`` (the run layer gives it); without it episodes run one after
+    another."""
     numpy_acting: bool = True
     """Act through the agent's greedy policy in numpy where it states one (on the CPU); side by side needs
     it. ``False``: through the agent's own ``sample``, one episode after another."""
@@ -166,6 +168,4 @@ class DefaultEvaluator(Generic[O, A]):
         """Closes the envs this evaluator built (not ``env``)."""
         built, self._built = self._built, []
         for env in built:
-            close = getattr(env, "close", None)
-            if close is not None:
-                close()
+            env.close()

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from border_py.agents import DqnConfig, IqnConfig, PpoConfig, SacConfig
+from border_py.agents import DqnConfig, IqnConfig, PpoConfig, SacConfig, Td3Config
 from border_py.base import Spaces
 from border_py.envs import GymEnvConfig
 from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig, numpy_actor
@@ -45,15 +45,17 @@ def _agent(name: str) -> Any:
         "iqn": (IqnConfig(), discrete),
         "sac": (SacConfig(actor_hidden=(32, 32)), box),
         "ppo": (PpoConfig(normalize_obs=True), box),
+        "td3": (Td3Config(actor_hidden=(32, 32)), box),
     }
     config, spaces = configs[name]
     return config.build(spaces, 0)
 
 
-@pytest.mark.parametrize("name", ["dqn", "dueling dqn", "iqn", "sac", "ppo"])
+@pytest.mark.parametrize("name", ["dqn", "dueling dqn", "iqn", "sac", "ppo", "td3"])
 def test_an_exported_policy_acts_on_a_batch_as_on_each_observation(name: str) -> None:
     agent = _agent(name)
     agent.eval()
+    assert numpy_actor(agent) is not None  # the evaluator's fast path is taken, not its fallback
     policy = numpy_policy_of(agent)
     obs = np.random.default_rng(1).standard_normal((12, agent.obs_dim)).astype(np.float32) * 3
     batch = policy.act(obs)
