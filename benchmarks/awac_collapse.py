@@ -36,6 +36,7 @@ import torch
 from benchmarks.end_to_end import Act, greedy_return
 from benchmarks.offline import PENDULUM, d3rlpy_config, d3rlpy_learner
 from border_py.agents import Awac, AwacConfig
+from border_py.agents.iql.losses import advantage_weights
 from border_py.agents.policies import ActionScale
 from border_py.base import Spaces
 from border_py.replay_buffer import ArrayDataset
@@ -101,7 +102,7 @@ def ours(seed: int, overrides: dict[str, Any]) -> tuple[Callable[[int], None], A
         q = agent.critic(obs, act).min(dim=0).values
         q_pi = agent.critic(obs, mean).min(dim=0).values
         v = agent.critic(obs, agent.actor.sample(obs, torch.Generator().manual_seed(0)).clamp(-1, 1))
-        weight = torch.exp((q - v.min(dim=0).values) / config.lam).clamp(max=config.max_weight)
+        weight = advantage_weights(q - v.min(dim=0).values, 1.0 / config.lam, config.max_weight)  # AWAC's own
         return {
             "log_std": float(log_std.mean()),
             "logp_data": float(agent.actor.log_prob(obs, act).mean()),

@@ -36,6 +36,7 @@ def _cumulative(stats: pstats.Stats, where: list[tuple[str, str]]) -> float:
     """The largest cumulative time of the functions ``where`` names (the outermost of nested wrappers)."""
     found = [
         value[3]
+        # pstats.Stats.stats is set at run time and missing from typeshed's stub
         for (path, _, name), value in stats.stats.items()  # type: ignore[attr-defined]
         if any(path.endswith(suffix) and name == fn for suffix, fn in where)
     ]
