@@ -17,6 +17,11 @@ from border_py.config import positive_finite
 _unit = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
 
 
+QValues = Callable[[], torch.Tensor | npt.NDArray[np.float32]]
+"""Q-values for an explorer, made only when it needs them: a tensor, or an array (numpy acting). Both
+argmaxes return the first largest value (the first NaN, if any)."""
+
+
 @attrs.frozen(kw_only=True)
 class EpsilonGreedyConfig:
     """Epsilon-greedy exploration with a linear schedule.
@@ -64,7 +69,7 @@ class EpsilonGreedy:
             return c.eps_final
         return c.eps_start + (c.eps_final - c.eps_start) * self.n_steps / c.final_step
 
-    def action(self, n_actions: int, q_values: Callable[[], torch.Tensor | npt.NDArray[np.float32]]) -> int:
+    def action(self, n_actions: int, q_values: QValues) -> int:
         """Returns an action and counts one env step; ``q_values`` (a tensor or an array: both argmaxes
         return the first largest value) is called only for a greedy action."""
         eps = self.epsilon()
@@ -91,9 +96,10 @@ class Softmax:
         self.config = config
         self._rng = np.random.default_rng(seed)
 
-    def action(self, n_actions: int, q_values: Callable[[], torch.Tensor]) -> int:
-        """Returns an action sampled from the softmax of ``q_values()``."""
-        probs = torch.softmax(q_values().reshape(-1).double() / self.config.temperature, dim=0).numpy()
+    def action(self, n_actions: int, q_values: QValues) -> int:
+        """Returns an action sampled from the softmax of ``q_values()`` (computed in torch either way)."""
+        q = torch.as_tensor(q_values())
+        probs = torch.softmax(q.reshape(-1).double() / self.config.temperature, dim=0).numpy()
         return int(self._rng.choice(n_actions, p=probs / probs.sum()))
 
     def state_dict(self) -> dict[str, Any]:
@@ -116,7 +122,7 @@ def build_explorer(config: EpsilonGreedyConfig | SoftmaxConfig, seed: int) -> Ex
 
 
 def discrete_action(
-    explorer: Explorer, train: bool, n_actions: int, q_values: Callable[[], torch.Tensor]
+    explorer: Explorer, train: bool, n_actions: int, q_values: QValues
 ) -> npt.NDArray[np.int64]:
     """The action of a value-based agent as an int64 array of shape ``()``: explored in train mode,
     ``argmax q_values()`` in eval mode (no randomness, and the explorer's schedule does not advance)."""

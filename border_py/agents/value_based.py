@@ -23,6 +23,7 @@ from border_py.agents.explorers import (
     EpsilonGreedyConfig,
     SoftmaxConfig,
     build_explorer,
+    discrete_action,
     discrete_actions,
     explorer_record,
 )
@@ -152,22 +153,10 @@ class ValueBasedAgent(TorchAgent, Generic[N]):
 
     def _act_one_in_numpy(self, obs: npt.NDArray[Any], forward: NumpyMlp) -> npt.NDArray[np.int64]:
         """`_act` for one observation through the numpy MLP with no torch call on the way (the sampler's
-        every step): the same action, explorer schedule and explorer RNG as the general path, whose
-        torch argmax numpy's equals (the first largest value, the first NaN if any)."""
+        every step): `discrete_action` over the numpy Q-values, whose argmax is torch's (the first largest
+        value, the first NaN if any), so the same action, explorer schedule and explorer RNG."""
         row = np.asarray(obs, dtype=np.float32).reshape(1, -1)
-
-        def values() -> npt.NDArray[np.float32]:
-            q: npt.NDArray[np.float32] = forward(row)[0]
-            return q
-
-        explorer = self.explorer
-        if not self._train:
-            act = int(values().argmax())
-        elif isinstance(explorer, EpsilonGreedy):
-            act = explorer.action(self.n_actions, values)
-        else:  # softmax computes its probabilities in torch, from the same values
-            act = explorer.action(self.n_actions, lambda: torch.from_numpy(values()))
-        return np.array((act,), dtype=np.int64)
+        return discrete_action(self.explorer, self._train, self.n_actions, lambda: forward(row)[0]).reshape(1)
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
