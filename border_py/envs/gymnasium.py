@@ -14,7 +14,7 @@ import numpy.typing as npt
 from border_py.base.spaces import Spaces
 from border_py.base.step import Step
 from border_py.envs.checks import (
-    checked_action,
+    checked_box_actions,
     checked_flag,
     checked_obs,
     checked_reward,
@@ -193,7 +193,8 @@ class GymEnv(SpaceInfo):
         space, name, clip = self.action_space, self.config.name, self.config.clip_actions
         if isinstance(space, gym.spaces.Discrete):
             return discrete_action_check(space, name)
-        return lambda act: checked_action(space, act, name, clip)
+        assert isinstance(space, gym.spaces.Box)  # supported_spaces refused the rest
+        return lambda act: checked_box_actions(space, np.asarray(act, dtype=space.dtype)[None], name, clip)[0]
 
     def step(self, act: Act) -> tuple[Step[Obs, Act], Record]:
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
