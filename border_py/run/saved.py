@@ -89,14 +89,14 @@ def evaluate(
         raise ValueError(f"--episodes must be >= 1, got {episodes}")
     configure_torch(experiment.torch_threads)
     saved = saved_model_path(model_dir, checkpoint)
-    evaluator_config = experiment.evaluator
     if episodes is not None:
-        evaluator_config = attrs.evolve(evaluator_config, n_episodes=episodes)
-    experiment = attrs.evolve(experiment, evaluator=evaluator_config)
+        experiment = attrs.evolve(
+            experiment, evaluator=attrs.evolve(experiment.evaluator, n_episodes=episodes)
+        )
     with closing(build_eval_env(experiment)) as eval_env:
         agent = load_agent(experiment, saved, eval_env)
         with closing(build_evaluator(experiment, eval_env)) as evaluator:
             score, _ = evaluator.evaluate(agent)
     if not quiet:
-        print(f"eval of {saved}: mean return {score:.1f} over {evaluator_config.n_episodes} episodes")
+        print(f"eval of {saved}: mean return {score:.1f} over {experiment.evaluator.n_episodes} episodes")
     return score
