@@ -59,7 +59,8 @@ class RunningMeanStd:
         Raises:
             ValueError: the statistics have another shape.
         """
-        mean, var = np.asarray(state["mean"], np.float64), np.asarray(state["var"], np.float64)
+        # Loaded onto the agent's device (a model trained on cuda): statistics live on the CPU.
+        mean, var = (np.asarray(torch.as_tensor(state[k]).cpu(), np.float64) for k in ("mean", "var"))
         if mean.shape != self.mean.shape or var.shape != self.var.shape:
             raise ValueError(f"normalisation statistics of shape {mean.shape}, expected {self.mean.shape}")
         self.mean, self.var, self.count = mean.copy(), var.copy(), float(state["count"])

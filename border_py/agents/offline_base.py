@@ -26,7 +26,7 @@ from border_py.agents.toolkit import (
     gradient_step,
     torch_device,
 )
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import TorchAgent, restore_generator
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -164,7 +164,7 @@ class OfflineAgent(TorchAgent):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         self.opt_steps = int(state["opt_steps"])
-        self.generator.set_state(state["generator"].cpu())
+        restore_generator(self.generator, state["generator"])
         self._stats_missing = False  # the saved statistics came with the networks
 
 

@@ -9,7 +9,7 @@ acts; an agent declares its parts and writes its arithmetic.
         def _state(self):        return {"opt_steps": self.opt_steps, "rng": self.generator.get_state()}
         def _load_state(self, state):
             self.opt_steps = int(state["opt_steps"])
-            self.generator.set_state(state["rng"].cpu())
+            restore_generator(self.generator, state["rng"])
         def _act(self, obs, n):  ...   # n stacked observations -> n actions (numpy)
         def opt(self, buffer):   ...
 
@@ -35,6 +35,16 @@ from border_py.agents.checkpoint_files import load_modules, load_optimizer, save
 from border_py.agents.toolkit import TrainEvalMode
 
 __all__ = ["TorchAgent"]
+
+
+def restore_generator(generator: torch.Generator, state: torch.Tensor) -> None:
+    """Sets ``generator`` to a saved ``state`` (on any device). A state saved by a generator of another
+    device type (a model trained on ``cuda``, loaded on the CPU) fits no generator here, and ``generator``
+    keeps its seeded state: greedy acting draws nothing, and a run resumed on another device is not bit for
+    bit the run it continues in any case (the resume says so)."""
+    state = state.cpu()
+    if state.numel() == generator.get_state().numel():
+        generator.set_state(state)
 
 
 class TorchAgent(TrainEvalMode, ABC):

@@ -49,7 +49,7 @@ from border_py.run.experiment import (
     with_trainer,
 )
 from border_py.run.pairing import check_agent_batches
-from border_py.run.recording import Tracking
+from border_py.run.recording import Tracking, resume_warnings
 from border_py.run.rundir import RunDir
 from border_py.run.saved import saved_model
 from border_py.run.sizes import check_fits_memory
@@ -59,11 +59,6 @@ from border_py.trainer.loop import PreparedRun
 from border_py.trainer.result import EvaluationObserver, TrainResult
 
 __all__ = ["TrainOptions", "prepare", "train", "with_trainer"]
-
-THREADS_WARNING = (
-    "the run continues, but not bit for bit as it would have: torch may sum in another order with another "
-    "thread count"
-)
 
 
 @attrs.frozen(kw_only=True)
@@ -271,10 +266,8 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
                 removed = run_dir.clear()
                 _say(options, f"removed the earlier run in {run_dir.path}: {', '.join(removed)}", err=True)
             changes = _resume_changes(run_dir, experiment) if resume_from is not None else {}
-            if "torch_threads" in changes:
-                _say(
-                    options, f"warning: torch_threads {changes['torch_threads']}: {THREADS_WARNING}", err=True
-                )
+            for line in resume_warnings(changes):
+                _say(options, line, err=True)
 
             def write_config() -> None:
                 run_dir.write_config(experiment)

@@ -186,6 +186,29 @@ def unsent_note(run_dir: RunDir) -> str | None:
     )
 
 
+_NOT_BIT_FOR_BIT = {
+    "torch_threads": "torch may sum in another order with another thread count",
+    "agent.device": "another device sums in another order, and the agent's random generator starts again "
+    "from its seed (its state is the device's own)",
+}
+"""Fields a resume may change at the price of exactness, and why."""
+
+
+def resume_warnings(changes: Mapping[str, str]) -> list[str]:
+    """A warning for each field in ``changes`` (`changed_fields`) after which a resumed run continues, but not
+    bit for bit as it would have.
+
+    Examples:
+        >>> resume_warnings({"torch_threads": "1 -> 2", "trainer.max_opts": "10 -> 20"})[0][:40]
+        'warning: torch_threads 1 -> 2: the run c'
+    """
+    return [
+        f"warning: {key} {changes[key]}: the run continues, but not bit for bit as it would have: "
+        f"{_NOT_BIT_FOR_BIT[key]}"
+        for key in sorted(_NOT_BIT_FOR_BIT.keys() & changes.keys())
+    ]
+
+
 def changed_fields(before: Mapping[str, Any], after: AnyExperiment) -> dict[str, str]:
     """The dotted fields whose values differ, as ``old -> new``: what a resume changed of the experiment
     ``before`` (as plain data, the run's ``config.yaml`` as written: nothing is built from it).

@@ -12,6 +12,7 @@ from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, MeanQuantiles, sample_taus
 from border_py.agents.iqn.taus import EvenTaus, FixedTaus, TauSampling
 from border_py.agents.toolkit import torch_device
+from border_py.agents.torch_agent import restore_generator
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
@@ -122,4 +123,4 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)
-        self.generator.set_state(state["generator"].cpu())
+        restore_generator(self.generator, state["generator"])

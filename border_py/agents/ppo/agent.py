@@ -19,7 +19,7 @@ from border_py.agents.toolkit import (
     gradient_step,
     torch_device,
 )
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import TorchAgent, restore_generator
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -358,7 +358,7 @@ class Ppo(TorchAgent):
     def _load_state(self, state: dict[str, Any]) -> None:
         self.obs_rms.load_state_dict(state["obs_rms"])
         self.ret_rms.load_state_dict(state["ret_rms"])
-        self.generator.set_state(state["generator"].cpu())
+        restore_generator(self.generator, state["generator"])
         self._returns = state["returns"].cpu().numpy().astype(np.float64)
         self.env_steps, self.opt_steps = int(state["env_steps"]), int(state["opt_steps"])
         self._sde_weights, self._sde_step = state["sde"]["weights"], int(state["sde"]["step"])

@@ -29,7 +29,7 @@ from border_py.agents.toolkit import (
     torch_device,
     update_target,
 )
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import TorchAgent, restore_generator
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -230,4 +230,4 @@ class Sac(TorchAgent):
         with torch.no_grad():
             self.log_alpha.copy_(state["log_alpha"])
         self.opt_steps = int(state["opt_steps"])
-        self.generator.set_state(state["generator"].cpu())
+        restore_generator(self.generator, state["generator"])

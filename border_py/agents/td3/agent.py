@@ -24,7 +24,7 @@ from border_py.agents.toolkit import (
     torch_device,
     update_target,
 )
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import TorchAgent, restore_generator
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -241,5 +241,5 @@ class Td3(TorchAgent):
 
     def _load_state(self, state: dict[str, Any]) -> None:
         self.opt_steps, self.updates = int(state["opt_steps"]), int(state["updates"])
-        self.generator.set_state(state["generator"].cpu())
+        restore_generator(self.generator, state["generator"])
         self.ou = state["ou"].to(self.device)
