@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks campaigns
 MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
-.PHONY: install demo test test-integration test-slow test-atari datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
+.PHONY: install demo test test-integration test-slow test-atari test-cuda datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -31,13 +31,13 @@ demo: $(STAMP)
 # unit, agent, typing and fast run tests on 2 workers.
 test: $(STAMP)
 	$(PY) -m mypy $(SRC)
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "unit and not slow and not atari and not browser"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "unit and not slow and not atari and not browser and not cuda"
 
 # The integration tier (CI runs it after the default one): every example and documented command with a tiny
 # budget, short learning runs, a real MLflow server, a local Ray, Optuna, kill tests. A whole test file per
 # worker: the Ray and MLflow tests keep one session each.
 test-integration: $(STAMP)
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "integration and not slow and not atari and not browser"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "integration and not slow and not atari and not browser and not cuda"
 
 # The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
 test-slow: $(STAMP)
@@ -47,6 +47,12 @@ test-slow: $(STAMP)
 # BORDER_PY_DEVICE=cuda make test-atari).
 test-atari: $(STAMP)
 	$(PY) -m pytest -q -m atari
+
+# The CUDA path, on a machine with a GPU (a few minutes): agents train on cuda and their models evaluate on
+# the CPU, exact resume on cuda, then every zoo entry's few-step run with agent.device=cuda.
+test-cuda: $(STAMP)
+	$(PY) -m pytest -q -m cuda
+	BORDER_PY_DEVICE=cuda $(PY) -m pytest -q -m smoke tests/run/test_zoo_entries.py
 
 # The zoo's offline datasets in runs/datasets (about 10 minutes): pendulum-medium, pendulum-replay,
 # cartpole-medium. datasets-hopper adds hopper-medium (about 30 minutes: SAC on Hopper-v5 until a greedy

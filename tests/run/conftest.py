@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,9 @@ def tiny_changes(data: dict[str, Any], data_path: Path | None = None, opts: int 
     elif "replay_buffer" in data:
         over["replay_buffer"] = {"capacity": 2000}
         trainer["warmup_period"] = 64
+    device = os.environ.get("BORDER_PY_DEVICE")  # make test-cuda: every zoo entry on cuda
+    if device:
+        over["agent"]["device"] = device
     if data.get("env", {}).get("type") == "atari_vec":
         trainer["eval_interval"] = None  # a whole game of Pong takes minutes; the smoke test plays one
         over["replay_buffer"]["streams"] = data["env"].get("num_envs", 4)
