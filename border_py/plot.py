@@ -182,7 +182,21 @@ def _config_key(run_dir: Path) -> str:
     if not path.is_file():
         return str(run_dir)
     config = parse_yaml(path.read_text(), str(path))
-    return json.dumps(_without_seed(config), sort_keys=True, default=str)
+    return json.dumps(_without_seed(_with_defaults(config)), sort_keys=True, default=str)
+
+
+def _with_defaults(config: Any) -> Any:
+    """The config as this version writes it, so that a run written before a field existed (one without
+    ``evaluator.envs``) groups with a run written after, where the field holds its default. A config that
+    does not load as an experiment (code it names is not trusted here, a field since removed) is compared
+    as written."""
+    from border_py.config import ConfigError
+    from border_py.run.codec import experiment_from_dict, experiment_to_dict
+
+    try:
+        return experiment_to_dict(experiment_from_dict(config, "config.yaml", trust_code=False))
+    except (ConfigError, ValueError, TypeError):
+        return config
 
 
 def _without_seed(value: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,15 +26,21 @@ from border_py.plot import (
     summarize,
 )
 from border_py.recorders import TensorboardRecorder
+from border_py.run import experiment_to_dict, zoo
 
 
-def _run(model_dir: Path, seed: int, lr: float, returns: list[float], env_per_opt: int = 4) -> Path:
+def _run(
+    model_dir: Path,
+    seed: int,
+    lr: float,
+    returns: list[float],
+    env_per_opt: int = 4,
+    config: dict[str, Any] | None = None,
+) -> Path:
     """A run as the examples leave it: config.yaml and event files under model_dir/tensorboard."""
     model_dir.mkdir(parents=True)
-    save_yaml(
-        {"trainer": {"seed": seed, "model_dir": str(model_dir)}, "agent": {"lr": lr}},
-        model_dir / "config.yaml",
-    )
+    written = config or {"trainer": {"seed": seed, "model_dir": str(model_dir)}, "agent": {"lr": lr}}
+    save_yaml(written, model_dir / "config.yaml")
     recorder = TensorboardRecorder(model_dir / "tensorboard")
     for i, value in enumerate(returns, start=1):
         opt_steps = 100 * i
@@ -69,6 +76,19 @@ def test_seeds_of_one_config_are_one_group_and_another_config_is_another(tmp_pat
     assert s.x.tolist() == [100.0, 200.0]
     assert s.centre.tolist() == [2.0, 3.0]
     assert (s.low.tolist(), s.high.tolist()) == ([1.0, 2.0], [3.0, 4.0])
+
+
+def test_a_run_written_before_a_field_existed_groups_with_one_written_after(tmp_path: Path) -> None:
+    """The MuJoCo campaign's seed 0 was written before ``evaluator.envs`` existed, its seeds 1 and 2
+    after: one config, so one group."""
+    for seed in (0, 1):
+        data = experiment_to_dict(zoo.experiment("dqn", "CartPole-v1", str(tmp_path / "dqn" / f"seed{seed}")))
+        data["trainer"]["seed"] = seed
+        if seed == 0:
+            del data["evaluator"]["envs"]
+        _run(tmp_path / "dqn" / f"seed{seed}", seed, 1e-3, [1.0, 2.0], config=data)
+    groups = group_runs(find_runs([tmp_path]), "eval/episode_return")
+    assert [(g.label, len(g.curves)) for g in groups] == [("dqn", 2)]
 
 
 def test_env_steps_come_from_the_recorded_counter(tmp_path: Path) -> None:
