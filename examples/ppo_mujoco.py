@@ -7,8 +7,8 @@ The same run as ``border-py train ppo --env Hopper-v5`` (CleanRL's ``ppo_continu
 one env, rollouts of 2,048, 10 epochs of minibatches of 64, lr 3e-4 falling linearly to 0 over the run,
 gamma 0.99, GAE lambda 0.95, clip 0.2, gradient clip 0.5, a 64x64 tanh policy with orthogonal
 initialisation, observations and rewards normalised (the statistics are saved in every checkpoint and
-frozen in evaluation). The zoo's Walker2d, HalfCheetah and Swimmer entries use RL Zoo's settings:
-``border-py train ppo --env Walker2d-v5``.
+frozen in evaluation). The zoo's Walker2d entry uses the same settings (``border-py train ppo --env
+Walker2d-v5``); its HalfCheetah and Swimmer entries use RL Zoo's.
 """
 
 import sys
