@@ -34,7 +34,7 @@ from torch import nn
 from border_py.agents.checkpoint_files import load_modules, load_optimizer, save_modules
 from border_py.agents.toolkit import TrainEvalMode
 
-__all__ = ["TorchAgent"]
+__all__ = ["TorchAgent", "restore_generator"]
 
 
 def restore_generator(generator: torch.Generator, state: torch.Tensor) -> None:

@@ -16,7 +16,7 @@ from border_py.base import Spaces
 from border_py.run import TrainOptions, evaluate, experiment_from_dict, train, zoo
 from border_py.run.zoo import merge
 from tests.agents.random_buffer import random_buffer
-from tests.run.conftest import make_dataset, tiny
+from tests.run.conftest import make_entry_dataset, tiny
 
 pytestmark = pytest.mark.cuda
 
@@ -46,9 +46,8 @@ def _needs_cuda() -> None:
 def _run_data(algo: str, env_id: str, tmp_path: Path, device: str, opts: int = OPTS) -> dict[str, Any]:
     data = zoo.entry(algo, env_id).data
     datasets = tmp_path / "datasets"
-    dataset = data.get("dataset") or (data.get("replay_buffer") or {}).get("dataset")
-    if dataset and not datasets.exists():
-        make_dataset(dataset["dataset_id"], data["env"]["name"], datasets, steps=2_000)
+    if not datasets.exists():
+        make_entry_dataset(data, datasets)
     return merge(tiny(data, tmp_path / "run", datasets, opts=opts), {"agent": {"device": device}})
 
 

@@ -37,6 +37,14 @@ def make_dataset(dataset_id: str, env: str, data: Path, steps: int = 300) -> Non
     )
 
 
+def make_entry_dataset(data: dict[str, Any], datasets: Path) -> None:
+    """The dataset a zoo entry's experiment data reads (offline, or prefilling its buffer), built by
+    `make_dataset` into ``datasets``; nothing for an entry that reads none."""
+    dataset = data.get("dataset") or (data.get("replay_buffer") or {}).get("dataset")
+    if dataset:
+        make_dataset(dataset["dataset_id"], data["env"]["name"], datasets)
+
+
 def tiny(
     data: dict[str, Any], model_dir: Path, data_path: Path | None = None, opts: int = 4
 ) -> dict[str, Any]:

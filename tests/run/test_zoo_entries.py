@@ -9,7 +9,7 @@ import pytest
 
 from border_py.checkpoint import load_meta
 from border_py.run import TrainOptions, evaluate, experiment_from_dict, train, zoo
-from tests.run.conftest import make_dataset, tiny
+from tests.run.conftest import make_entry_dataset, tiny
 
 WITHOUT_ENTRY = {"iqn": "Acrobot-v1", "sac": "InvertedPendulum-v5", "ppo": "InvertedPendulum-v5"}
 """Envs the zoo has no entry for: the algorithm's defaults apply."""
@@ -39,9 +39,7 @@ def test_every_zoo_entry_builds_trains_a_few_steps_and_evaluates(
     assert found.tuned == (env_id != WITHOUT_ENTRY.get(algo))
     data = found.data
     datasets = tmp_path / "datasets"
-    dataset = data.get("dataset") or (data.get("replay_buffer") or {}).get("dataset")
-    if dataset:
-        make_dataset(dataset["dataset_id"], data["env"]["name"], datasets)
+    make_entry_dataset(data, datasets)
     if data.get("init_from", "") is None or (algo == "awac" and "dataset" not in data):
         # Fine-tuning starts from an offline run's best/: make one first.
         offline = experiment_from_dict(
