@@ -165,11 +165,18 @@ def resume_data(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
 
 
 def saved_experiment(args: argparse.Namespace) -> AnyExperiment:
-    """The experiment of the saved run ``--model-dir`` (its ``config.yaml``), or ``--config``'s."""
+    """The experiment of the saved run ``--model-dir`` (its ``config.yaml``), or ``--config``'s, its agent
+    on ``--device`` when given."""
     from border_py.run.rundir import RunDir
 
     if args.config is None:
-        return RunDir(args.model_dir).read_config(trust(args))
-    data = config_file(args.config, trust(args))
-    data = zoo.merge(data, {"trainer": {"model_dir": str(args.model_dir)}})  # --model-dir completes it
-    return codec.experiment_from_dict(data, str(args.config))
+        experiment = RunDir(args.model_dir).read_config(trust(args))
+    else:
+        data = config_file(args.config, trust(args))
+        data = zoo.merge(data, {"trainer": {"model_dir": str(args.model_dir)}})  # --model-dir completes it
+        experiment = codec.experiment_from_dict(data, str(args.config))
+    if getattr(args, "device", None) is None:
+        return experiment
+    override = [f"agent.device={args.device}"]
+    data = codec.apply_overrides(codec.experiment_to_dict(experiment), override, "--device")
+    return codec.experiment_from_dict(data, "--device", trust_code=trust(args))

@@ -148,13 +148,18 @@ def add_trust_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_saved_flags(parser: argparse.ArgumentParser, episodes: bool) -> None:
-    """The flags of a command that reads a saved model: ``--checkpoint`` and, with ``episodes``,
-    ``--episodes``."""
+    """The flags of a command that reads a saved model: ``--checkpoint``, ``--device`` and, with
+    ``episodes``, ``--episodes``."""
     parser.add_argument(
         "--checkpoint", default="best", help="best (default), a checkpoint (25000), finetune/best"
     )
     if episodes:
         parser.add_argument("--episodes", type=int, help="episodes (eval default: the config's; video: 1)")
+    parser.add_argument(
+        "--device",
+        help="load the model on this device (cpu, cuda, cuda:1) instead of the experiment's agent.device: "
+        "a model trained on a GPU, on a machine without one",
+    )
 
 
 def _tracking(args: argparse.Namespace) -> Tracking:

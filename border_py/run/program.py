@@ -117,6 +117,8 @@ def _act(
         if e
         for m in codec.imported_modules(codec.experiment_to_dict(e)).values()
     }
+    if args.device is not None and (args.train or args.resume):
+        raise ConfigError("--device goes with --eval, --video and --export (a run's: --set agent.device=...)")
     if args.train:
         return cli.train_data(_train_data(stage, args), "the program's experiment", args, resume=False)
     if args.seed is not None or args.overwrite:

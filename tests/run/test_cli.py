@@ -223,3 +223,24 @@ def test_a_run_that_stops_learning_is_one_line_and_exit_2(
                "trainer.max_skipped_opts=5"]  # fmt: skip
     assert main(["train", "dqn", "--env", "CartPole-v1", "--no-progress", "--set", *changes]) == 2
     assert "agent.opt skipped 5 calls in a row (up to env step 20" in one_error_line(capsys)
+
+
+def test_a_run_trained_on_a_gpu_evaluates_and_exports_here_with_device_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model directory from a GPU machine (``agent.device: cuda`` in its config.yaml, made so here):
+    without ``--device`` the command says CUDA is not here; with ``--device cpu`` it runs."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "dqn", "--env", "CartPole-v1", "--no-progress", "--set", *TINY]) == 0
+    run = Path("runs/dqn/CartPole-v1/seed0")
+    config = run / "config.yaml"
+    config.write_text(config.read_text().replace("device: cpu", "device: cuda"))
+    capsys.readouterr()
+    assert main(["eval", "--model-dir", str(run)]) == 2
+    assert "CUDA is not available on this machine" in one_error_line(capsys)
+    assert main(["eval", "--model-dir", str(run), "--device", "cpu", "--episodes", "2"]) == 0
+    assert "over 2 episodes" in capsys.readouterr().out
+    assert main(["export", "--model-dir", str(run), "--device", "cpu", "--out", "exported"]) == 0
+    assert (tmp_path / "exported" / "policy.json").is_file()
+    assert main(["eval", "--model-dir", str(run), "--device", "tpu"]) == 2
+    assert "'device' is not a torch device: 'tpu'" in one_error_line(capsys)

@@ -56,7 +56,8 @@ def test_an_example_takes_the_clis_flags(
 ) -> None:
     assert run_example(module, ["--help"], monkeypatch) == 0
     out = capsys.readouterr().out
-    for flag in ("--train", "--resume", "--eval", "--video", "--export", "--model-dir", "--seed", "--set"):
+    actions = ("--train", "--resume", "--eval", "--video", "--export")
+    for flag in (*actions, "--model-dir", "--seed", "--set", "--device"):
         assert flag in out
     assert ("--finetune" in out) == (module == "awac_pendulum")
 
@@ -74,4 +75,8 @@ def test_an_example_refuses_a_run_without_an_action_and_a_bad_override_in_one_li
     assert err.startswith("error: ")
     assert err.count("\n") == 1
     assert "agent" in err
+    assert not (tmp_path / "run").exists()
+    argv = ["--train", "--model-dir", str(tmp_path / "run"), "--device", "cpu"]  # a run's is agent.device
+    assert run_example("dqn_cartpole", argv, monkeypatch) == 2
+    assert "--device goes with --eval, --video and --export" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
