@@ -175,7 +175,7 @@ def saved_experiment(args: argparse.Namespace) -> AnyExperiment:
         data = config_file(args.config, trust(args))
         data = zoo.merge(data, {"trainer": {"model_dir": str(args.model_dir)}})  # --model-dir completes it
         experiment = codec.experiment_from_dict(data, str(args.config))
-    if getattr(args, "device", None) is None:
+    if args.device is None:
         return experiment
     override = [f"agent.device={args.device}"]
     data = codec.apply_overrides(codec.experiment_to_dict(experiment), override, "--device")
