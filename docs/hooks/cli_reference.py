@@ -26,7 +26,7 @@ def _help(name: str) -> str:
     top = cli.parser()
     if name == "border-py":
         return top.format_help()
-    verbs = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    verbs = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
     return str(verbs.choices[name.removeprefix("border-py ")].format_help())
 
 
