@@ -1,6 +1,6 @@
 """SAC on HalfCheetah-v5 at the published budget, 1M env steps: the zoo's ``sac`` entry (the MuJoCo extra).
 
-    python -m examples.sac_mujoco --train      # 3.5 hours on a free core, into runs/sac/HalfCheetah-v5/seed0
+    python -m examples.sac_mujoco --train      # 3.5-4 h on a free core, into runs/sac/HalfCheetah-v5/seed0
     python -m examples.sac_mujoco --train --set env.name=Hopper-v5 --model-dir runs/sac/Hopper-v5/seed0
     python -m examples.sac_mujoco --resume     # a checkpoint (with its replay buffer) every 50,000 env steps
 
