@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
-SRC    := border_py tests examples benchmarks campaigns
+SRC    := border_py tests examples benchmarks campaigns docs/hooks
 MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
 .PHONY: install demo test test-integration test-slow test-atari test-cuda datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
