@@ -3,6 +3,8 @@ evaluates border_py (5 deterministic episodes every 10,000 env steps, 10 at the 
 travelled): the side-by-side run that says which side a gap to RL Zoo's table is on (issue 37, item 2).
 
     nice -n 19 .venv/bin/python -m benchmarks.sb3_offpolicy --algo td3 --env Hopper-v5 --seed 0
+    .venv/bin/python -m benchmarks.sb3_offpolicy --algo td3 --env Hopper-v5 --seed 0 \
+        --ours runs/mujoco/td3/Hopper-v5/seed0 --figure docs/images/td3_Hopper-v5_sb3.png
 
 A 1M run takes hours, so it saves the model, its replay buffer and the evaluations so far every
 ``--save-every`` env steps (and on SIGTERM or Ctrl-C, at the next evaluation point) under
@@ -11,6 +13,8 @@ bit: SB3 does not save its random generators' states, and the env starts a new e
 stops it writes ``seed<N>.json`` beside that folder: the evaluations (env steps, return, forward distance
 an episode), the best, the wall-clock and its split into collecting env steps (acting and stepping), the
 rest of ``learn`` (gradient steps) and evaluation; ``final`` appears once the run has reached ``--steps``.
+With ``--ours`` it trains nothing: it prints both sides' evaluations every 100,000 env steps (as far as
+SB3's run got) and, with ``--figure``, draws both curves.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import numpy as np
 import torch
 
 from benchmarks.sb3_mujoco import _rollout_timer
+from campaigns.jobs import JOBS
 
 # RL Zoo's hyperparams/td3.yml and sac.yml for HalfCheetah, Hopper and Walker2d (v3): SB3's defaults (one
 # update per env step, batch 256, tau 0.005, gamma 0.99, buffer 1e6) but 10,000 warm-up env steps, and
@@ -168,8 +173,38 @@ def summary(args: argparse.Namespace, state: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def compare(ours_dir: Path, result: dict[str, Any], figure: Path | None, every: int = 100_000) -> str:
+    """A Markdown table of both sides' evaluations at every ``every`` env steps that SB3's run reached
+    (each side's last evaluation at or before it, and the best so far), and, with ``figure``, both curves
+    drawn by ``border_py.plot`` with RL Zoo's number."""
+    from border_py import plot
+
+    ours = plot.read_curve(ours_dir, "eval/episode_return")
+    rows = np.asarray(result["evaluations"], dtype=np.float64)
+    theirs = plot.Curve(Path("sb3"), rows[:, 0], rows[:, 0], rows[:, 1])
+
+    def at(curve: plot.Curve, steps: float) -> tuple[float, float]:
+        mask = curve.env_steps <= steps
+        return float(curve.values[mask][-1]), float(curve.values[mask].max())
+
+    lines = ["| env steps | border_py eval | SB3 eval | border_py best so far | SB3 best so far |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for steps in range(every, int(rows[-1, 0]) + 1, every):
+        (ours_now, ours_best), (sb3_now, sb3_best) = at(ours, steps), at(theirs, steps)
+        lines.append(f"| {steps:,} | {ours_now:,.1f} | {sb3_now:,.1f} | {ours_best:,.1f} | {sb3_best:,.1f} |")
+    if figure is not None:
+        name = f"{result['algo'].upper()} {result['env']}, seed {result['seed']}"
+        groups = [plot.Group("border_py", [ours]), plot.Group("Stable-Baselines3", [theirs])]
+        known = {j.name: j.published for j in JOBS}
+        zoo = known.get(f"{result['algo']}_{result['env']}")
+        hlines = {} if zoo is None else {f"RL Zoo {zoo.mean:,.0f}": zoo.mean}
+        plot.plot(groups, "eval/episode_return", figure, axis="env_steps",
+                  title=f"{name}: greedy evaluation return", hlines=hlines)  # fmt: skip
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Parses the flags, trains (or carries on), writes the JSON."""
+    """Parses the flags, trains (or carries on) and writes the JSON, or (``--ours``) compares."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -180,7 +215,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=10_000)
     parser.add_argument("--save-every", type=int, default=50_000)
     parser.add_argument("--out", type=Path, default=Path("runs/mujoco/sb3-offpolicy"))
+    parser.add_argument("--ours", type=Path, help="compare the written JSON with this border_py run")
+    parser.add_argument("--figure", type=Path, help="with --ours: draw both curves into this PNG")
     args = parser.parse_args(argv)
+    run_dir = args.out / args.algo / args.env
+    path = run_dir / f"seed{args.seed}.json"
+    if args.ours is not None:
+        print(compare(args.ours, json.loads(path.read_text()), args.figure))
+        return 0
     if min(args.steps, args.every, args.save_every) < 1:
         parser.error("--steps, --every and --save-every must be >= 1")
     torch.set_num_threads(1)
@@ -192,9 +234,7 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    run_dir = args.out / args.algo / args.env
     state = train(args, Saved(run_dir / f"seed{args.seed}"), stop)
-    path = run_dir / f"seed{args.seed}.json"
     if state["evaluations"]:
         path.write_text(json.dumps(summary(args, state), indent=1))
         print(f"wrote {path}")
