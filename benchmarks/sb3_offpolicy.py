@@ -174,9 +174,9 @@ def summary(args: argparse.Namespace, state: dict[str, Any]) -> dict[str, Any]:
 
 
 def compare(ours_dir: Path, result: dict[str, Any], figure: Path | None, every: int = 100_000) -> str:
-    """A Markdown table of both sides' evaluations at every ``every`` env steps that SB3's run reached
-    (each side's last evaluation at or before it, and the best so far), and, with ``figure``, both curves
-    drawn by ``border_py.plot`` with RL Zoo's number."""
+    """A Markdown table of both sides' evaluations at every ``every`` env steps that SB3's run reached and
+    at its last (each side's last evaluation at or before it, and the best so far), and, with ``figure``,
+    both curves drawn by ``border_py.plot`` with RL Zoo's number."""
     from border_py import plot
 
     ours = plot.read_curve(ours_dir, "eval/episode_return")
@@ -189,7 +189,8 @@ def compare(ours_dir: Path, result: dict[str, Any], figure: Path | None, every: 
 
     lines = ["| env steps | border_py eval | SB3 eval | border_py best so far | SB3 best so far |",
              "|---|---|---|---|---|"]  # fmt: skip
-    for steps in range(every, int(rows[-1, 0]) + 1, every):
+    last = int(rows[-1, 0])
+    for steps in sorted({*range(every, last + 1, every), last}):
         (ours_now, ours_best), (sb3_now, sb3_best) = at(ours, steps), at(theirs, steps)
         lines.append(f"| {steps:,} | {ours_now:,.1f} | {sb3_now:,.1f} | {ours_best:,.1f} | {sb3_best:,.1f} |")
     if figure is not None:
