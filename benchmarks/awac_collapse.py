@@ -97,15 +97,16 @@ def ours(seed: int, overrides: dict[str, Any]) -> tuple[Callable[[int], None], A
 
     @torch.no_grad()
     def measure(p: dict[str, torch.Tensor]) -> dict[str, float]:
-        obs, act = agent.normalizer(p["obs"]), agent._unit(p["act"])
-        mean, log_std = agent.actor(obs)
-        q = agent.critic(obs, act).min(dim=0).values
-        q_pi = agent.critic(obs, mean).min(dim=0).values
-        v = agent.critic(obs, agent.actor.sample(obs, torch.Generator().manual_seed(0)).clamp(-1, 1))
+        actor, critic = agent.parts.actor.net, agent.parts.critic.net
+        obs, act = agent.parts.normalizer.net(p["obs"]), agent._unit(p["act"])
+        mean, log_std = actor(obs)
+        q = critic(obs, act).min(dim=0).values
+        q_pi = critic(obs, mean).min(dim=0).values
+        v = critic(obs, actor.sample(obs, torch.Generator().manual_seed(0)).clamp(-1, 1))
         weight = advantage_weights(q - v.min(dim=0).values, 1.0 / config.lam, config.max_weight)  # AWAC's own
         return {
             "log_std": float(log_std.mean()),
-            "logp_data": float(agent.actor.log_prob(obs, act).mean()),
+            "logp_data": float(actor.log_prob(obs, act).mean()),
             **_common(mean, q, q_pi, p["mc"]),
             **weight_stats(weight, config.max_weight),
         }

@@ -48,8 +48,8 @@ class _Ours:
 
     def networks(self) -> list[torch.nn.Module]:
         """The actor, its target, the critics and their target."""
-        a = self.agent
-        return [a.actor, a.actor_tgt, a.critic, a.critic_tgt]
+        a = self.agent.parts
+        return [a.actor.net, a.actor.target, a.critic.net, a.critic.target]
 
     def update(self, b: dict[str, torch.Tensor], noise_state: torch.Tensor, step: int) -> None:
         n = len(b["reward"])

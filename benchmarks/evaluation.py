@@ -25,7 +25,7 @@ def balancing_dqn(numpy_acting: bool) -> Dqn:
     """A 64x64 DQN in eval mode whose Q-values are ``relu(w . obs)`` (right) and ``relu(-w . obs)`` (left),
     every other weight small noise: the full network's arithmetic, a balancing policy's episodes."""
     agent = Dqn(DqnConfig(hidden=(64, 64), numpy_acting=numpy_acting), Spaces(obs_shape=(4,), n_actions=2), 0)
-    first, second, out = (m for m in agent.net.modules() if isinstance(m, torch.nn.Linear))
+    first, second, out = (m for m in agent.parts.net.net.modules() if isinstance(m, torch.nn.Linear))
     w = torch.tensor(CONTROLLER)
     with torch.no_grad():
         for layer in (first, second, out):

@@ -147,11 +147,12 @@ def sb3_model(env_id: str, seed: int, optimizer_kwargs: dict[str, Any] | None = 
 def copy_weights(src: Td3, model: Any) -> None:
     """Ours into SB3's: actor ``net`` -> ``mu`` (SB3's ends in its Tanh), critics ``qs.i`` -> ``qf<i>``,
     targets equal to the online networks."""
+    actor, critic = src.parts.actor, src.parts.critic
     with torch.no_grad():
-        for ours_net, theirs in ((src.actor.net, model.actor.mu), (src.actor_tgt.net, model.actor_target.mu)):
+        for ours_net, theirs in ((actor.net.net, model.actor.mu), (actor.target.net, model.actor_target.mu)):
             for a, b in zip(ours_net.parameters(), theirs.parameters(), strict=True):
                 b.copy_(a)
-        for ours_c, theirs_c in ((src.critic, model.critic), (src.critic_tgt, model.critic_target)):
+        for ours_c, theirs_c in ((critic.net, model.critic), (critic.target, model.critic_target)):
             for i, q in enumerate(ours_c.qs):
                 for a, b in zip(q.parameters(), getattr(theirs_c, f"qf{i}").parameters(), strict=True):
                     b.copy_(a)
@@ -180,8 +181,9 @@ def our_side(name: str, agent: Td3, buffer: IndexedBuffer, noise_seed: int) -> S
         loss = record.get("train/actor_loss")
         return loss if isinstance(loss, float) else None
 
-    nets = [agent.actor.net, *agent.critic.qs]
-    return Side(name, update, agent.actor.net, agent.critic.first, agent.actor.scale, agent.actor.bias,
+    actor, critic = agent.parts.actor.net, agent.parts.critic.net
+    nets = [actor.net, *critic.qs]
+    return Side(name, update, actor.net, critic.first, actor.scale, actor.bias,
                 lambda: [p for n in nets for p in n.parameters()])  # fmt: skip
 
 
@@ -287,8 +289,8 @@ class ProbeEvaluator:
     def evaluate(self, policy: Any) -> tuple[float, Record]:
         """Scores ``policy`` and appends a row."""
         score = evaluate(policy.sample, self.env_id, 5)
-        side = Side("ours", lambda i: None, self.agent.actor.net, self.agent.critic.first,
-                    self.agent.actor.scale, self.agent.actor.bias, list)  # fmt: skip
+        actor, critic = self.agent.parts.actor.net, self.agent.parts.critic.net
+        side = Side("ours", lambda i: None, actor.net, critic.first, actor.scale, actor.bias, list)
         self.rows.append({"updates": self.agent.updates, "return": score, **probe(side, self.states)})
         return score, Record({"eval/episode_return": score})
 

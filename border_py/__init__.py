@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         Step,
         StepProcessor,
         TrainingBuffer,
+        TransitionBatchLike,
         VecEnv,
     )
     from border_py.checkpoint import CheckpointError
@@ -155,6 +156,7 @@ _EXPORTS: dict[str, str] = {
     "Step": "border_py.base",
     "StepProcessor": "border_py.base",
     "TrainingBuffer": "border_py.base",
+    "TransitionBatchLike": "border_py.base",
     "VecEnv": "border_py.base",
     "CheckpointError": "border_py.checkpoint",
     "clear_checkpoints": "border_py.model_dir",
@@ -301,6 +303,7 @@ __all__ = [
     "TrainingInterrupted",
     "Transition",
     "TransitionBatch",
+    "TransitionBatchLike",
     "VecEnv",
     "aggregate",
     "clear_checkpoints",

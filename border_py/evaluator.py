@@ -15,8 +15,9 @@ How the episodes are played does not change it:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, Generic
+from typing import Any, Generic, cast
 
 import attrs
 import numpy as np
@@ -55,10 +56,21 @@ class DefaultEvaluatorConfig:
         )
 
 
+class GreedyPolicyMismatch(UserWarning):
+    """An agent's ``greedy_policy()`` acts otherwise than its own eval-mode ``sample``: the evaluation
+    acts through ``sample`` instead (slower, but the agent's own actions)."""
+
+
 def numpy_actor(policy: object) -> Actor | None:
     """Batched, batch-invariant acting through ``policy``'s greedy policy in numpy, or ``None`` where it
     states none that numpy runs (no ``greedy_policy``, not on the CPU, a CNN encoder, weights that are not
-    finite: it then acts through its own ``sample``, as before)."""
+    finite: it then acts through its own ``sample``, as before).
+
+    The greedy policy is trusted only once it agrees with the policy's own eval-mode ``sample`` on the
+    first observations it is given (the same discrete actions; box actions within float rounding, once
+    both are clipped to the box): an agent whose ``greedy_policy()`` describes other arithmetic than its
+    acting is evaluated through ``sample``, with a `GreedyPolicyMismatch` warning naming it.
+    """
     if not hasattr(policy, "greedy_policy"):  # no torch import for a policy that states none
         return None
     from border_py.export.exporters import Exportable, numpy_policy_of
@@ -69,12 +81,34 @@ def numpy_actor(policy: object) -> Actor | None:
         greedy = numpy_policy_of(policy)
     except (TypeError, ValueError):
         return None
+    sample = cast("Policy[Any, Any]", policy).sample
+    trusted: list[bool] = []  # empty until the first call has compared
 
     def act(obs: Sequence[Any]) -> Sequence[Any]:
         acts = greedy.act(np.stack(obs).reshape(len(obs), -1))  # an observation is a row, whatever its shape
+        if not trusted:
+            trusted.append(_agree(greedy, acts, [sample(o) for o in obs]))
+            if not trusted[0]:
+                warnings.warn(
+                    f"{type(policy).__name__}.greedy_policy() acts otherwise than its eval-mode sample(): "
+                    "evaluating through sample() instead",
+                    GreedyPolicyMismatch,
+                    stacklevel=2,
+                )
+        if not trusted[0]:
+            return [sample(o) for o in obs]
         return [acts[i, ...] for i in range(len(obs))]  # [i, ...]: 0-d arrays, as an agent's sample gives
 
     return act
+
+
+def _agree(greedy: Any, acts: Any, sampled: Sequence[Any]) -> bool:
+    """Whether the greedy policy's actions ``acts`` are the agent's own (``sampled``)."""
+    own = np.stack([np.asarray(a) for a in sampled]).reshape(acts.shape)
+    if greedy.discrete:
+        return bool(np.array_equal(own, acts))
+    own = np.clip(own, greedy.low, greedy.high)
+    return bool(np.allclose(own, acts, rtol=1e-4, atol=1e-4 * float(np.max(greedy.high - greedy.low))))
 
 
 class DefaultEvaluator(Generic[O, A]):

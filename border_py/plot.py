@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
@@ -175,28 +175,24 @@ def _env_steps_at(steps: F64, env_steps: dict[int, float]) -> F64:
     return np.interp(steps, known, np.array([env_steps[int(k)] for k in known], dtype=np.float64))
 
 
-def _config_key(run_dir: Path) -> str:
+Normalise: TypeAlias = Callable[[Any], Any]
+"""A run's ``config.yaml`` data as runs are compared by (`group_runs`): the command lines pass
+`border_py.run.codec.with_defaults`, so that a run written before a field existed groups with one written
+after; this module, below the run layer, knows no experiment."""
+
+
+def _as_written(config: Any) -> Any:
+    return config
+
+
+def _config_key(run_dir: Path, normalise: Normalise) -> str:
     """The run's config without its seed and model_dir, as a canonical string (runs without a
     ``config.yaml`` are their own group)."""
     path = run_dir / "config.yaml"
     if not path.is_file():
         return str(run_dir)
     config = parse_yaml(path.read_text(), str(path))
-    return json.dumps(_without_seed(_with_defaults(config)), sort_keys=True, default=str)
-
-
-def _with_defaults(config: Any) -> Any:
-    """The config as this version writes it, so that a run written before a field existed (one without
-    ``evaluator.envs``) groups with a run written after, where the field holds its default. A config that
-    does not load as an experiment (code it names is not trusted here, a field since removed) is compared
-    as written."""
-    from border_py.config import ConfigError
-    from border_py.run.codec import experiment_from_dict, experiment_to_dict
-
-    try:
-        return experiment_to_dict(experiment_from_dict(config, "config.yaml", trust_code=False))
-    except (ConfigError, ValueError, TypeError):
-        return config
+    return json.dumps(_without_seed(normalise(config)), sort_keys=True, default=str)
 
 
 def _without_seed(value: Any) -> Any:
@@ -207,15 +203,16 @@ def _without_seed(value: Any) -> Any:
     return value
 
 
-def group_runs(run_dirs: Sequence[Path], key: str) -> list[Group]:
+def group_runs(run_dirs: Sequence[Path], key: str, normalise: Normalise = _as_written) -> list[Group]:
     """Reads ``key`` from each run and groups the runs whose configs differ only in seed and model_dir.
 
     A group is labelled by its runs' common parent directory name (``sac_pendulum`` for
-    ``runs/reference/sac_pendulum/seed0..2``), or by its single run's name.
+    ``runs/reference/sac_pendulum/seed0..2``), or by its single run's name. ``normalise`` maps each
+    ``config.yaml``'s data before they are compared (as written by default; `Normalise`).
     """
     by_config: dict[str, list[Path]] = {}
     for run_dir in run_dirs:
-        by_config.setdefault(_config_key(run_dir), []).append(run_dir)
+        by_config.setdefault(_config_key(run_dir, normalise), []).append(run_dir)
     groups = []
     for dirs in by_config.values():
         label = dirs[0].name if len(dirs) == 1 else Path(*_common_parts(dirs)).name or dirs[0].name
@@ -358,12 +355,17 @@ def parser(prog: str = "python -m border_py.plot") -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, prog: str = "python -m border_py.plot") -> int:
-    """The command line: ``python -m border_py.plot RUN_DIR... --key K --out curve.png``."""
+def main(
+    argv: Sequence[str] | None = None,
+    prog: str = "python -m border_py.plot",
+    normalise: Normalise = _as_written,
+) -> int:
+    """The command line: ``python -m border_py.plot RUN_DIR... --key K --out curve.png``; ``normalise``:
+    see `group_runs` (``border-py plot`` and ``python -m border_py.plot`` give the run layer's)."""
     args = parser(prog).parse_args(argv)
     hlines = {f"reference {args.hline:g}": args.hline} if args.hline is not None else None
     try:
-        groups = group_runs(find_runs(args.run_dirs), args.key)
+        groups = group_runs(find_runs(args.run_dirs), args.key, normalise)
         out = plot(groups, args.key, args.out, args.axis, args.band, args.title, hlines)
     except (FileNotFoundError, KeyError, ImportError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
@@ -373,5 +375,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m border_py.plo
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the program, imported by no module: it may use the run layer's codec
+    from border_py.run.codec import with_defaults
+
+    sys.exit(main(normalise=with_defaults))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from border_py import plot
+from border_py.run.codec import with_defaults
 
 KEY = "eval/episode_return"
 
@@ -15,7 +16,7 @@ KEY = "eval/episode_return"
 def curves(name: str, run_dirs: Sequence[Path], rl_zoo: float, out: Path) -> Path:
     """The greedy evaluation return of the runs ``name`` (``PPO Hopper-v5``) against env steps: mean of
     the seeds and their min-max band, with RL Zoo's published return as a dashed line."""
-    groups = plot.group_runs(list(run_dirs), KEY)
+    groups = plot.group_runs(list(run_dirs), KEY, with_defaults)
     return plot.plot(
         groups,
         KEY,

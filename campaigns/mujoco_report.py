@@ -12,14 +12,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 
 from border_py.run.rundir import RunDir
 from campaigns.jobs import Published
-from campaigns.mujoco import SeedRun
+
+if TYPE_CHECKING:  # campaigns.mujoco imports this module to report: a type alone goes the other way
+    from campaigns.mujoco import SeedRun
 
 TIME_KEYS = ("time/act_seconds", "time/env_seconds", "time/opt_seconds", "time/eval_seconds")
 

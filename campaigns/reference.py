@@ -102,8 +102,9 @@ def _figure(name: str, run_dirs: list[Path], figures: Path) -> None:
     """The run's learning curve over its seeds (mean and min-max band) against env steps, or against opt
     steps for an offline run, with its threshold as a dashed line."""
     from border_py import plot
+    from border_py.run.codec import with_defaults
 
-    groups = plot.group_runs(run_dirs, "eval/episode_return")
+    groups = plot.group_runs(run_dirs, "eval/episode_return", with_defaults)
     offline = not groups[0].curves[0].env_steps.any()
     threshold = RUNS[name].score()
     out = plot.plot(

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 import torch
 
 from border_py import (
@@ -76,11 +76,11 @@ class LinearQ:
     def _q(self, obs: torch.Tensor) -> torch.Tensor:
         return obs @ self.weight.T + self.bias
 
-    def sample(self, obs: Any) -> np.int64:
+    def sample(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[np.int64]:
         if self._train and self.rng.random() < self.config.epsilon:
-            return np.int64(self.rng.integers(self.weight.shape[0]))
+            return np.array(self.rng.integers(self.weight.shape[0]), np.int64)
         with torch.no_grad():
-            return np.int64(self._q(torch.as_tensor(obs, dtype=torch.float32)).argmax())
+            return np.array(int(self._q(torch.as_tensor(obs, dtype=torch.float32)).argmax()), np.int64)
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
         if len(buffer) < self.batch_size:
@@ -115,7 +115,7 @@ class LinearQ:
             self.bias.copy_(state["bias"])
 
 
-EXPERIMENT: Experiment[Any, Any, Any, TransitionBatch] = Experiment(
+EXPERIMENT = Experiment(
     env=GymEnvConfig(name="CartPole-v1"),
     step_processor=NStepStepProcessorConfig(n_steps=1, gamma=0.99),
     replay_buffer=SimpleReplayBufferConfig(capacity=10_000),

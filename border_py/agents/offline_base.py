@@ -1,36 +1,58 @@
 """``OfflineAgent``: what the offline agents (BC, AWAC, IQL, CQL, TD3+BC) share. Observations normalised
-with a dataset's statistics (saved with the agent), continuous actions as unit actions in the env's bounds,
-acting, the opt step around an update, and the checkpoint files.
+with a dataset's statistics (a `Saved` part, ``normalizer.pt``), continuous actions as unit actions in the
+env's bounds, acting, and the opt step around an update; the checkpoint files come from the agent's parts
+(`border_py.agents.torch_agent.TorchAgent`), with the optimisers' states under ``optimizers`` in
+``state.pt``.
 
-A subclass makes its networks and optimisers, acts on normalised observations (``_act``) and learns from a
-batch whose observations are already normalised (``_update``).
+A subclass declares its parts in a frozen record that has a ``normalizer`` (`OfflineAgent._normalizer` makes
+it), acts on normalised observations (``_policy_act``) and learns from a batch whose observations are
+already normalised (``_update``):
+
+    @attrs.frozen
+    class MyParts:
+        normalizer: Saved[ObsNormalizer]
+        policy: Trained[nn.Sequential]
+
+    class MyAgent(OfflineAgent["MyConfig", MyParts]):
+        def __init__(self, config, spaces, seed, obs_stats=None):
+            super().__init__("MyAgent", config, spaces, seed, obs_stats)
+            with seeded(seed):
+                policy = mlp(spaces.obs_dim, spaces.n_actions, config.hidden)
+            self.parts = MyParts(
+                normalizer=self._normalizer(obs_stats),
+                policy=Trained.adam(policy, "policy.pt", "policy", config.lr, self.device),
+            )
 """
 
 from __future__ import annotations
 
-import copy
 from abc import abstractmethod
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import attrs
 import numpy.typing as npt
 import torch
-from torch import nn
 
 from border_py.agents.greedy import F32, MlpParts, f32, linear_layers
 from border_py.agents.normalization import ObsNormalizer
+from border_py.agents.parts import Saved, Tracked, Trained, seeded
 from border_py.agents.policies import ActionScale, GaussianPolicy
-from border_py.agents.toolkit import (
-    CriticEnsemble,
-    adam,
-    gradient_step,
-    torch_device,
-)
-from border_py.agents.torch_agent import TorchAgent, restore_generator
+from border_py.agents.toolkit import CriticEnsemble, torch_device
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
+
+__all__ = [
+    "ActorCriticConfig",
+    "ActorCriticParts",
+    "GaussianActorCritic",
+    "NormalizedParts",
+    "ObsStats",
+    "OfflineAgent",
+    "OfflineConfig",
+]
 
 ObsStats = tuple[npt.NDArray[Any], npt.NDArray[Any]]
 """An observation's mean and standard deviation, per component."""
@@ -62,45 +84,85 @@ class ActorCriticConfig(OfflineConfig, Protocol):
     def critic_lr(self) -> float: ...
 
 
-class OfflineAgent(TorchAgent):
+class NormalizedParts(Protocol):
+    """A parts record with the observation normaliser, ``normalizer``."""
+
+    @property
+    def normalizer(self) -> Saved[ObsNormalizer]: ...
+
+
+@attrs.frozen
+class ActorCriticParts:
+    """`GaussianActorCritic`'s parts (AWAC's): the observation normaliser, the Gaussian policy, and the
+    critics with their Polyak-averaged targets."""
+
+    normalizer: Saved[ObsNormalizer]
+    actor: Trained[GaussianPolicy]
+    critic: Tracked[CriticEnsemble]
+
+
+C = TypeVar("C", bound=OfflineConfig)
+"""The agent's config."""
+P = TypeVar("P", bound=NormalizedParts)
+"""The agent's parts record."""
+AC = TypeVar("AC", bound=ActorCriticConfig)
+"""A `GaussianActorCritic` agent's config."""
+AP = TypeVar("AP", bound=ActorCriticParts)
+"""A `GaussianActorCritic` agent's parts record."""
+
+
+class OfflineAgent(TorchAgent[P], Generic[C, P]):
     """The shared half of the offline agents.
 
     Args:
         name: the agent's name in error messages (``IQL``).
-        config: the fields every offline agent's config has (``device``, ``batch_size``, and
-            ``normalize_obs``: normalise observations, in ``sample`` and in ``opt``, with ``obs_stats``;
-            without them, with the statistics `load_params` restores: ``opt`` refuses to run before).
+        config: the agent's config (``device``, ``batch_size`` and ``normalize_obs`` read here:
+            normalise observations, in ``sample`` and in ``opt``, with ``obs_stats``; without them, with
+            the statistics `load_params` restores: ``opt`` refuses to run before).
         spaces: the env's observation size and actions (a box's bounds map the policy's unit actions).
-        seed: seeds the agent's generator (all its sampling).
+        seed: seeds the agent's generator (all its sampling; the subclass seeds its networks with
+            `seeded`).
         obs_stats: the dataset's observation mean and std, used when ``normalize_obs``.
+
+    Attributes:
+        config: the config.
+        obs_dim: the observation size.
+        scale: the map between the box's actions and unit actions (``None`` for discrete actions).
 
     Raises:
         ValueError: a device this machine lacks.
     """
 
-    def __init__(
-        self, name: str, config: OfflineConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None
-    ) -> None:
+    generator: torch.Generator
+    optimizers_key = "optimizers"
+
+    def __init__(self, name: str, config: C, spaces: Spaces, seed: int, obs_stats: ObsStats | None) -> None:
         self.name = name
-        self.obs_dim = obs_dim = spaces.obs_dim
+        self.config = config
+        self.obs_dim = spaces.obs_dim
         self.device = torch_device(config.device)
-        self._batch_size = config.batch_size
-        normalize_obs = config.normalize_obs
-        stats = obs_stats if normalize_obs else None
-        self.normalizer = ObsNormalizer(obs_dim, *(stats or (None, None))).to(self.device)
         # Without statistics, normalize_obs waits for load_params (an evaluation restores them from the
         # saved model); training refuses to start without them.
-        self._stats_missing = normalize_obs and obs_stats is None
+        self._stats_missing = config.normalize_obs and obs_stats is None
         self.scale = None if spaces.discrete else ActionScale(*spaces.action_bounds, self.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
-        self.opt_steps = 0
+
+    def _normalizer(self, obs_stats: ObsStats | None) -> Saved[ObsNormalizer]:
+        """The observation normaliser part, saved to ``normalizer.pt``: ``obs_stats`` with
+        ``normalize_obs``, else the identity (until `load_params` restores saved statistics)."""
+        stats = obs_stats if self.config.normalize_obs else None
+        return Saved.on(ObsNormalizer(self.obs_dim, *(stats or (None, None))), "normalizer.pt", self.device)
 
     @property
     def batch_size(self) -> int:
         """In transitions per opt step."""
-        return self._batch_size
+        return self.config.batch_size
 
-    optimizers_key = "optimizers"
+    @property
+    def _box(self) -> ActionScale:
+        """The action scale of an agent whose actions are a box (its constructor checked them)."""
+        assert self.scale is not None
+        return self.scale
 
     @abstractmethod
     def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
@@ -112,10 +174,6 @@ class OfflineAgent(TorchAgent):
         """One update on ``batch`` (its observations normalised); returns the ``train/...`` values."""
 
     @abstractmethod
-    def _networks(self) -> dict[str, nn.Module]:
-        """The networks, by file name (the observation normaliser is saved beside them)."""
-
-    @abstractmethod
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
         """The linear layers the greedy action comes from (a Gaussian policy's: its mean's)."""
 
@@ -123,10 +181,10 @@ class OfflineAgent(TorchAgent):
         """The eval-mode policy for export: the observation normalised with the dataset's statistics (the
         identity without them), the policy's MLP, then the argmax (discrete actions) or ``bias + scale *
         tanh(out)`` within the box."""
-        scale = self.scale
+        scale, normalizer = self.scale, self.parts.normalizer.net
         return MlpParts(
-            obs_mean=f32(self.normalizer.mean.cpu().numpy()),
-            obs_std=f32(self.normalizer.std.cpu().numpy()),
+            obs_mean=f32(normalizer.mean.cpu().numpy()),
+            obs_std=f32(normalizer.std.cpu().numpy()),
             obs_clip=None,
             layers=self._greedy_layers(),
             activation="relu",
@@ -139,7 +197,7 @@ class OfflineAgent(TorchAgent):
         """The actions for ``n`` observations, normalised first (float32 within the bounds, or int64)."""
         with torch.inference_mode():
             x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
-            out: npt.NDArray[Any] = self._policy_act(self.normalizer(x)).cpu().numpy()
+            out: npt.NDArray[Any] = self._policy_act(self.parts.normalizer.net(x)).cpu().numpy()
         return out
 
     def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
@@ -148,94 +206,78 @@ class OfflineAgent(TorchAgent):
             raise ValueError(
                 f"{self.name}: normalize_obs needs the dataset's observation statistics (obs_stats)"
             )
-        if len(buffer) < self._batch_size:
+        if len(buffer) < self.config.batch_size:
             return None
-        batch = buffer.batch(self._batch_size).to(self.device)
-        batch = attrs.evolve(batch, obs=self.normalizer(batch.obs), next_obs=self.normalizer(batch.next_obs))
+        normalize = self.parts.normalizer.net
+        batch = buffer.batch(self.config.batch_size).to(self.device)
+        batch = attrs.evolve(batch, obs=normalize(batch.obs), next_obs=normalize(batch.next_obs))
         record = self._update(batch)
         self.opt_steps += 1
         return Record(record)
 
-    def _modules(self) -> dict[str, nn.Module]:
-        return {**self._networks(), "normalizer.pt": self.normalizer}
-
-    def _state(self) -> dict[str, Any]:
-        return {"opt_steps": self.opt_steps, "generator": self.generator.get_state()}
-
     def _load_state(self, state: dict[str, Any]) -> None:
-        self.opt_steps = int(state["opt_steps"])
-        restore_generator(self.generator, state["generator"])
+        super()._load_state(state)
         self._stats_missing = False  # the saved statistics came with the networks
 
 
-class GaussianActorCritic(OfflineAgent):
-    """AWAC's and IQL's shared networks: a `GaussianPolicy` actor over
-    unit actions, ``n_critics`` Q-networks and their Polyak-averaged targets, with an Adam each for the
-    actor and the critics. In train mode it acts by sampling (online fine-tuning explores), in eval mode
-    with the mean.
+class GaussianActorCritic(OfflineAgent[AC, AP]):
+    """AWAC's and IQL's shared half: a `GaussianPolicy` actor over unit actions, ``n_critics`` Q-networks
+    and their Polyak-averaged targets, with an Adam each for the actor and the critics (`_actor_critic`
+    makes those parts; the subclass declares its record, `ActorCriticParts` or one extending it). In train
+    mode it acts by sampling (online fine-tuning explores), in eval mode with the mean.
 
     Args:
         name, spaces, seed, obs_stats: as `OfflineAgent` (the actions a box).
         config: as `OfflineAgent`'s, with the actor's and each critic's hidden layers, the number of
             critics (their minimum is used) and the actor's and critics' Adam learning rates.
-        actor_hidden: the actor's hidden layers.
-        critic_hidden: each critic's hidden layers.
-        n_critics: how many Q-networks (their minimum is used).
-        actor_lr: the actor's Adam learning rate.
-        critic_lr: the critics' Adam learning rate.
+
+    Raises:
+        TypeError: the actions are not a box.
     """
 
-    def __init__(
-        self, name: str, config: ActorCriticConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None
-    ) -> None:
+    def __init__(self, name: str, config: AC, spaces: Spaces, seed: int, obs_stats: ObsStats | None) -> None:
         spaces.need_box(name)
         super().__init__(name, config, spaces, seed, obs_stats)
-        assert self.scale is not None
-        obs_dim, act_dim = spaces.obs_dim, self.scale.dim
-        actor_hidden, critic_hidden, n_critics = config.actor_hidden, config.critic_hidden, config.n_critics
-        actor_lr, critic_lr = config.actor_lr, config.critic_lr
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            self.actor = GaussianPolicy(obs_dim, act_dim, actor_hidden).to(self.device)
-            self.critic = CriticEnsemble(obs_dim, act_dim, critic_hidden, n_critics).to(self.device)
-        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
-        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
-        self._critic_params: list[torch.Tensor] = list(self.critic.parameters())
-        self._tgt_params: list[torch.Tensor] = list(self.critic_tgt.parameters())
-        self.actor_optimizer = adam(self._actor_params, actor_lr)
-        self.critic_optimizer = adam(self._critic_params, critic_lr)
+
+    def _actor_critic(self, seed: int) -> tuple[Trained[GaussianPolicy], Tracked[CriticEnsemble]]:
+        """The actor (``actor.pt``, optimiser ``actor``) and the critics (``critic.pt``, their targets
+        ``critic_tgt.pt``, optimiser ``critic``), initialised from ``seed``."""
+        c, device = self.config, self.device
+        obs_dim, act_dim = self.obs_dim, self._box.dim
+        with seeded(seed):
+            actor = GaussianPolicy(obs_dim, act_dim, c.actor_hidden)
+            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
+        return (
+            Trained.adam(actor, "actor.pt", "actor", c.actor_lr, device),
+            Tracked.adam_with_target(critic, "critic.pt", "critic", c.critic_lr, device, "critic_tgt.pt"),
+        )
 
     def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
-        assert self.scale is not None
-        unit = self.actor.sample(obs, self.generator) if self._train else self.actor(obs)[0]
-        return self.scale.from_unit(unit)
+        actor = self.parts.actor.net
+        unit = actor.sample(obs, self.generator) if self._train else actor(obs)[0]
+        return self._box.from_unit(unit)
 
     def _unit(self, act: torch.Tensor) -> torch.Tensor:
         """Env actions to the unit actions the critics and the actor work on."""
-        assert self.scale is not None
-        return self.scale.to_unit(act)
+        return self._box.to_unit(act)
 
     def _critic_step(
         self, obs: torch.Tensor, unit_act: torch.Tensor, target: torch.Tensor
     ) -> tuple[float, torch.Tensor]:
         """One step of every critic towards ``target``; returns the loss and the critics' values
         ``Q_i(obs, unit_act)`` before the step, ``(n, batch)``, detached."""
-        q = self.critic(obs, unit_act)
+        critic = self.parts.critic
+        q = critic.net(obs, unit_act)
         loss = ((q - target) ** 2).mean(dim=1).sum()
-        gradient_step(self.critic_optimizer, loss, self._critic_params, None)
+        critic.step(loss)
         return float(loss.detach()), q.detach()
 
     def _actor_step(self, obs: torch.Tensor, unit_act: torch.Tensor, weight: torch.Tensor) -> float:
         """One step of advantage-weighted regression: ``-mean(weight * log pi(a|s))``; returns the loss."""
-        loss = -(weight * self.actor.log_prob(obs, unit_act)).mean()
-        gradient_step(self.actor_optimizer, loss, self._actor_params, None)
+        actor = self.parts.actor
+        loss = -(weight * actor.net.log_prob(obs, unit_act)).mean()
+        actor.step(loss)
         return float(loss.detach())
 
-    def _networks(self) -> dict[str, nn.Module]:
-        return {"actor.pt": self.actor, "critic.pt": self.critic, "critic_tgt.pt": self.critic_tgt}
-
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
-        return linear_layers(self.actor.net)
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {"actor": self.actor_optimizer, "critic": self.critic_optimizer}
+        return linear_layers(self.parts.actor.net.net)

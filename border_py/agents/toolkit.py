@@ -1,27 +1,13 @@
 """The toolkit a new agent's arithmetic is built from: train/eval mode, networks, optimiser steps, target
 updates and checkpoint files. Every agent of border_py uses it, under `border_py.agents.torch_agent`'s
-base, which saves, loads and acts for them:
+base, which saves, loads and acts for them from the parts the agent declares once
+(`border_py.agents.parts`: a `Trained` part's ``step`` is `descend` over its parameters, a `Tracked`
+part's ``update_target`` is `update_target`). The functions take any sequence of tensors, so
+``list(net.parameters())`` or a part's ``params`` both fit:
 
-    class MyAgent(TorchAgent):
-        name = "MyAgent"
-
-        def __init__(self, config, spaces, seed):
-            obs_dim, act_dim = spaces.obs_dim, spaces.action_dim
-            self.device = torch_device(config.device)
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(seed)
-                self.actor = mlp(obs_dim, act_dim, config.hidden).to(self.device)
-                self.critic = CriticEnsemble(obs_dim, act_dim, config.hidden, n=2).to(self.device)
-            self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
-            self._actor_params = list(self.actor.parameters())
-            self.actor_optimizer = adam(self._actor_params, config.lr)
-
-        def opt(self, buffer):
-            ...
-            grad_norm = gradient_step(self.actor_optimizer, loss, self._actor_params, max_grad_norm=10.0)
-            update_target(list(self.critic_tgt.parameters()), list(self.critic.parameters()), tau=0.005)
-
-        # and what TorchAgent asks: _modules, _optimizers, _state, _load_state, _act
+    loss = td_loss(q_taken, target)
+    grad_norm = gradient_step(optimizer, loss, params, max_grad_norm=10.0)
+    update_target(target_params, params, tau=0.005)
 """
 
 from __future__ import annotations
@@ -41,7 +27,7 @@ from border_py.agents.checkpoint_files import load_optimizer as load_optimizer
 from border_py.agents.checkpoint_files import load_state_arrays as load_state_arrays
 from border_py.agents.checkpoint_files import save_modules as save_modules
 from border_py.agents.checkpoint_files import state_arrays as state_arrays
-from border_py.export.numpy_policy import Mlp
+from border_py.numpy_mlp import Mlp
 
 __all__ = [
     "CriticEnsemble",
@@ -230,7 +216,7 @@ class CriticEnsemble(nn.Module):
 
 
 @contextmanager
-def frozen(parameters: list[torch.Tensor]) -> Iterator[None]:
+def frozen(parameters: Sequence[torch.Tensor]) -> Iterator[None]:
     """Holds ``parameters`` fixed for the block (no gradient is computed for them), as an actor's step does
     with the critics it climbs; they take gradients again after it.
 
@@ -252,7 +238,7 @@ def frozen(parameters: list[torch.Tensor]) -> Iterator[None]:
 
 
 @torch.no_grad()
-def update_target(target: list[torch.Tensor], online: list[torch.Tensor], tau: float) -> None:
+def update_target(target: Sequence[torch.Tensor], online: Sequence[torch.Tensor], tau: float) -> None:
     """``target <- tau * online + (1 - tau) * target`` tensor by tensor; ``tau = 1`` is a hard copy.
 
     Takes parameter lists made once (``list(module.parameters())``): walking the modules and looping over
@@ -268,9 +254,9 @@ def update_target(target: list[torch.Tensor], online: list[torch.Tensor], tau: f
     if len(target) != len(online):
         raise ValueError(f"the target has {len(target)} tensors, the online network {len(online)}")
     if tau == 1.0:
-        torch._foreach_copy_(target, online)
+        torch._foreach_copy_(list(target), list(online))
     else:
-        torch._foreach_lerp_(target, online, tau)
+        torch._foreach_lerp_(list(target), list(online), tau)
 
 
 def adam(parameters: Iterable[torch.Tensor], lr: float, eps: float = 1e-8) -> torch.optim.Adam:
@@ -279,7 +265,7 @@ def adam(parameters: Iterable[torch.Tensor], lr: float, eps: float = 1e-8) -> to
     return torch.optim.Adam(parameters, lr=lr, eps=eps, fused=True)
 
 
-def zero_grad(parameters: list[torch.Tensor]) -> None:
+def zero_grad(parameters: Sequence[torch.Tensor]) -> None:
     """``optimizer.zero_grad(set_to_none=True)`` for the optimiser of ``parameters``, without its wrapper
     (a dynamo guard that costs more than the loop on a small network)."""
     for p in parameters:
@@ -287,7 +273,7 @@ def zero_grad(parameters: list[torch.Tensor]) -> None:
 
 
 @torch.no_grad()
-def clip_grad_norm(parameters: list[torch.Tensor], max_norm: float | None) -> torch.Tensor:
+def clip_grad_norm(parameters: Sequence[torch.Tensor], max_norm: float | None) -> torch.Tensor:
     """The global L2 norm of the gradients of ``parameters``; scales them to at most ``max_norm`` (``None``:
     no clipping).
 
@@ -310,7 +296,7 @@ def clip_grad_norm(parameters: list[torch.Tensor], max_norm: float | None) -> to
 def gradient_step(
     optimizer: torch.optim.Optimizer,
     loss: torch.Tensor,
-    parameters: list[torch.Tensor],
+    parameters: Sequence[torch.Tensor],
     max_grad_norm: float | None,
 ) -> float:
     """One optimiser step on ``loss``: zero the gradients, backpropagate, clip their global L2 norm to
@@ -330,7 +316,7 @@ def gradient_step(
 def descend(
     optimizer: torch.optim.Optimizer,
     loss: torch.Tensor,
-    parameters: list[torch.Tensor],
+    parameters: Sequence[torch.Tensor],
     max_grad_norm: float | None = None,
 ) -> None:
     """`gradient_step` for an agent that records no gradient norm: the norm is computed only to clip

@@ -1,18 +1,41 @@
-"""``ValueBasedAgent``: what DQN and IQN share. A network and its target, Adam, an explorer, acting on
-per-action values, the opt step around the loss, and the checkpoint files.
+"""``ValueBasedAgent``: the base of a value-based agent (DQN, IQN, your own). A network with its target,
+Adam, an explorer, acting on per-action values, the opt step around the loss, and the checkpoint files.
 
-A subclass gives the network (`ValueBasedAgent.__init__` takes it), the per-action values used to act
-(``_action_values``) and the loss of a batch (``_loss``); everything else is here.
+A subclass builds its network (seeded) and hands it to ``__init__``, then writes two methods: the
+per-action values the greedy action maximises (``_action_values``) and the loss of a batch (``_loss``).
+The base declares the network as its one part (`ValueParts`: the network trained by Adam and its target),
+so saving, loading, the optimiser's step and the target's update are derived from it:
+
+    class MyDqn(ValueBasedAgent[MyConfig, MyNet, TransitionBatch]):
+        name = "MyDQN"
+
+        def __init__(self, config: MyConfig, spaces: Spaces, seed: int) -> None:
+            with seeded(seed):
+                net = MyNet(spaces.obs_dim, spaces.need_discrete(self.name))
+            super().__init__(config, net, spaces, seed)
+
+        def _action_values(self, obs):  # (n, *obs_shape) -> (n, n_actions)
+            return self.parts.net.net(obs)
+
+        def _loss(self, batch):  # -> (loss, each item's new priority, mean predicted value)
+            q = self.parts.net.net(batch.obs) ...
+            with torch.no_grad():
+                target = ... self.parts.net.target(batch.next_obs) ...
+
+The agent is generic in its config ``C`` (a `ValueBasedConfig`: the fields the base reads), its network
+``N`` and the batch ``B`` it learns from (a `ValueBatch`: what ``opt`` reads of it, such as
+`border_py.TransitionBatch`), so mypy checks ``_loss``'s fields and an experiment's buffer against it; the
+run layer checks the same pairing for an experiment read from YAML.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 from abc import abstractmethod
 from collections.abc import Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, Self, TypeVar
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
@@ -27,19 +50,14 @@ from border_py.agents.explorers import (
     discrete_actions,
     explorer_record,
 )
-from border_py.agents.toolkit import (
-    NumpyMlp,
-    adam,
-    gradient_step,
-    load_state_arrays,
-    state_arrays,
-    update_target,
-)
+from border_py.agents.parts import Tracked
+from border_py.agents.toolkit import NumpyMlp, load_state_arrays, state_arrays, torch_device
 from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
-from border_py.replay_buffer.transition import TransitionBatch
+
+__all__ = ["ValueBasedAgent", "ValueBasedConfig", "ValueBatch", "ValueParts", "observation_shape"]
 
 
 def observation_shape(spaces: Spaces, encoder: object | None) -> tuple[int, ...]:
@@ -49,89 +67,151 @@ def observation_shape(spaces: Spaces, encoder: object | None) -> tuple[int, ...]
 
 
 class ValueBasedConfig(Protocol):
-    """The fields of `DqnConfig` and `IqnConfig` the
-    shared code reads."""
+    """The config fields `ValueBasedAgent` reads (`DqnConfig` and `IqnConfig` have them; a frozen attrs
+    config of your own with these fields does too)."""
 
     @property
-    def lr(self) -> float: ...
+    def lr(self) -> float:
+        """Adam's learning rate."""
+        ...
+
     @property
-    def adam_eps(self) -> float: ...
+    def adam_eps(self) -> float:
+        """Adam's epsilon."""
+        ...
+
     @property
-    def batch_size(self) -> int: ...
+    def batch_size(self) -> int:
+        """In transitions per opt step; ``opt`` skips while the buffer holds fewer."""
+        ...
+
     @property
-    def tau(self) -> float: ...
+    def tau(self) -> float:
+        """Target update ``target <- tau * online + (1 - tau) * target`` (1.0: a copy)."""
+        ...
+
     @property
-    def target_update_interval(self) -> int: ...
+    def target_update_interval(self) -> int:
+        """In opt steps: how often the target network is updated."""
+        ...
+
     @property
-    def max_grad_norm(self) -> float | None: ...
+    def max_grad_norm(self) -> float | None:
+        """The gradients' global L2 norm is clipped to it; ``None``: not clipped."""
+        ...
+
     @property
-    def explorer(self) -> EpsilonGreedyConfig | SoftmaxConfig: ...
+    def explorer(self) -> EpsilonGreedyConfig | SoftmaxConfig:
+        """How actions are explored in train mode."""
+        ...
+
+    @property
+    def device(self) -> str:
+        """Torch device of the networks (``cpu``, ``cuda``)."""
+        ...
+
+
+class ValueBatch(Protocol):
+    """What `ValueBasedAgent.opt` reads of a batch (the agent's ``_loss`` reads the rest of its fields):
+    `border_py.TransitionBatch` has it, and so may a batch class of your own.
+
+    `border_py.TransitionBatchLike`'s ``to`` returns the protocol, not the batch it is called on; here it
+    returns the batch's own type, so that ``_loss`` gets the class the buffer samples.
+    """
+
+    @property
+    def weight(self) -> torch.Tensor | None:
+        """Importance-sampling weights (prioritized replay); ``None`` for uniform sampling."""
+        ...
+
+    @property
+    def ix_sample(self) -> npt.NDArray[np.int64]:
+        """The buffer indices sampled, for ``update_priority``."""
+        ...
+
+    def to(self, device: torch.device) -> Self:
+        """The same batch with every tensor on ``device``."""
+        ...
 
 
 N = TypeVar("N", bound=nn.Module)
 """The network type (``QNetwork``, ``IqnNetwork``)."""
+C = TypeVar("C", bound=ValueBasedConfig)
+"""The config type (``DqnConfig``)."""
+B = TypeVar("B", bound=ValueBatch)
+"""The batch type the agent learns from (``TransitionBatch``)."""
 
 
-class ValueBasedAgent(TorchAgent, Generic[N]):
-    """A discrete-action agent that acts on per-action values and learns from
-    `TransitionBatch` es.
+@attrs.frozen
+class ValueParts(Generic[N]):
+    """A value-based agent's one part: its network, trained by Adam, with its target network."""
+
+    net: Tracked[N]
+
+
+class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
+    """A discrete-action agent that acts on per-action values and learns from batches ``B`` (see the
+    module doc for how to write one).
 
     In train mode ``sample`` explores with the configured explorer; in eval mode it is greedy with no
     randomness. ``opt`` returns ``None`` (skips) while the buffer holds fewer than ``batch_size``
     transitions. The target network is updated after the optimiser step (every ``target_update_interval``
-    opt steps), so it follows the freshly updated online network.
+    opt steps), so it follows the freshly updated online network. ``state.pt`` keeps the optimiser's state
+    under ``optimizer``, and ``opt_steps``, the explorer's schedule and RNG (``explorer``) and the agent's
+    ``generator`` if it has one.
 
     Args:
-        config: the shared hyperparameters.
-        net: the online network, already on ``device`` (built by the subclass, seeded).
-        n_actions: number of discrete actions.
-        obs_shape: the shape of one observation (``(obs_dim,)`` for an MLP).
-        device: where the networks live.
+        config: the hyperparameters (``self.config``).
+        net: the online network, built by the subclass inside ``seeded(seed)``; moved to
+            ``config.device``, and copied as the target network.
+        spaces: the env's spaces; the actions must be discrete.
         seed: seeds the explorer.
-        name: the agent's name in error messages (``DQN``).
-        files: the file names of the online and target networks (``qnet.pt``, ``qnet_tgt.pt``).
+        files: the file names of the online and target networks in a checkpoint.
+        obs_shape: the shape the network takes one observation in; ``None``: flat, ``(obs_dim,)``.
+
+    Raises:
+        TypeError: the actions are not discrete (the message names the agent, ``name``).
+        ValueError: ``config.device`` does not exist on this machine.
     """
 
     def __init__(
         self,
-        config: ValueBasedConfig,
+        config: C,
         net: N,
-        n_actions: int,
-        obs_shape: tuple[int, ...],
-        device: torch.device,
+        spaces: Spaces,
         seed: int,
-        name: str,
-        files: tuple[str, str],
+        *,
+        files: tuple[str, str] = ("net.pt", "net_tgt.pt"),
+        obs_shape: tuple[int, ...] | None = None,
     ) -> None:
-        self.n_actions = n_actions
-        self.obs_shape = obs_shape
-        self.device = device
-        self._config = config
-        self.name, self._files = name, files
-        self.net: N = net
-        self.net_tgt: N = copy.deepcopy(net).requires_grad_(False)
-        # Made once: module.parameters() walks the module tree on every call.
-        self._online_params: list[torch.Tensor] = list(self.net.parameters())
-        self._tgt_params: list[torch.Tensor] = list(self.net_tgt.parameters())
-        self.optimizer = adam(self._online_params, config.lr, config.adam_eps)
+        self.config = config
+        self.n_actions = spaces.need_discrete(self.name)
+        self.obs_dim = spaces.obs_dim
+        self.obs_shape = (spaces.obs_dim,) if obs_shape is None else obs_shape
+        self.device = torch_device(config.device)
+        online, target = files
+        self.parts = ValueParts(
+            net=Tracked.adam_with_target(
+                net, online, "optimizer", config.lr, self.device, target, eps=config.adam_eps
+            )
+        )
         self.explorer = build_explorer(config.explorer, seed)
-        self.opt_steps = 0
         self._numpy_values: NumpyMlp | None = None
         """Set by an agent whose network acts as a `NumpyMlp` (`_values_of` then skips torch)."""
 
     @property
     def batch_size(self) -> int:
         """In transitions per opt step."""
-        return self._config.batch_size
+        return self.config.batch_size
 
     @abstractmethod
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         """The values ``(n, n_actions)`` the greedy action maximises, for observations ``(n, *obs_shape)``."""
 
     @abstractmethod
-    def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The loss of ``batch`` to minimise, each item's new priority (for prioritized replay) and the
-        mean predicted value of the taken actions (for the record)."""
+    def _loss(self, batch: B) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The loss of ``batch`` (on the agent's device) to minimise, each item's new priority (for
+        prioritized replay) and the mean predicted value of the taken actions (for the record)."""
 
     def _values_of(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
         if self._numpy_values is not None:
@@ -158,21 +238,21 @@ class ValueBasedAgent(TorchAgent, Generic[N]):
         row = np.asarray(obs, dtype=np.float32).reshape(1, -1)
         return discrete_action(self.explorer, self._train, self.n_actions, lambda: forward(row)[0]).reshape(1)
 
-    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
+    def opt(self, buffer: ReplayBuffer[B]) -> Record | None:
         """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
 
         Returns:
             ``train/loss``, ``train/q_mean``, ``train/grad_norm`` and, for epsilon-greedy, ``train/epsilon``.
         """
-        c = self._config
+        c, net = self.config, self.parts.net
         if len(buffer) < c.batch_size:
             return None
         batch = buffer.batch(c.batch_size).to(self.device)
         loss, priority, q_mean = self._loss(batch)
-        grad_norm = gradient_step(self.optimizer, loss, self._online_params, c.max_grad_norm)
+        grad_norm = net.step_with_norm(loss, c.max_grad_norm)
         self.opt_steps += 1
         if self.opt_steps % c.target_update_interval == 0:
-            update_target(self._tgt_params, self._online_params, c.tau)
+            net.update_target(c.tau)
         if batch.weight is not None:
             buffer.update_priority(batch.ix_sample, priority.detach().cpu().numpy())
         return Record(
@@ -186,25 +266,21 @@ class ValueBasedAgent(TorchAgent, Generic[N]):
 
     def acting_state(self) -> dict[str, Any]:
         """The online network's weights as numpy arrays (`SyncModel`)."""
-        return {"net": state_arrays(self.net)}
+        return {"net": state_arrays(self.parts.net.net)}
 
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
         """Loads `acting_state`'s weights into the online network; epsilon-greedy's schedule moves to
         ``env_steps`` (the run's, over all actors), so every actor explores as one sampler would."""
-        load_state_arrays(self.net, state["net"], self.name)
+        load_state_arrays(self.parts.net.net, state["net"], self.name)
         if isinstance(self.explorer, EpsilonGreedy):
             self.explorer.n_steps = env_steps
 
-    def _modules(self) -> dict[str, nn.Module]:
-        return {self._files[0]: self.net, self._files[1]: self.net_tgt}
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {"optimizer": self.optimizer}
-
     def _state(self) -> dict[str, Any]:
-        # The explorer's schedule and RNG: exploration resumes exactly.
-        return {"opt_steps": self.opt_steps, "explorer": self.explorer.state_dict()}
+        # The explorer's schedule and RNG (exploration resumes exactly), after opt_steps and before the
+        # generator's state, in the order state.pt always had.
+        state = super()._state()
+        return {"opt_steps": state.pop("opt_steps"), "explorer": self.explorer.state_dict(), **state}
 
     def _load_state(self, state: dict[str, Any]) -> None:
-        self.opt_steps = int(state["opt_steps"])
+        super()._load_state(state)
         self.explorer.load_state_dict(state["explorer"])

@@ -2,11 +2,13 @@
 
 Read in the order of the data path: `env` and `step` (Env, Step), `policy`, `agent`,
 `step_processor`, `replay_buffer` (ExperienceBuffer, ReplayBuffer, TrainingBuffer and
-DatasetBuffer), `evaluator`, `recorder`, `builder` (what the trainer needs of a config), and
-`sync_model` (an agent's acting part, for actors in other processes).
+DatasetBuffer), `batch` (TransitionBatchLike, what an agent may learn from), `evaluator`, `recorder`,
+`builder` (what the trainer needs of a config), and `sync_model` (an agent's acting part, for actors in
+other processes).
 """
 
 from border_py.base.agent import Agent
+from border_py.base.batch import TransitionBatchLike
 from border_py.base.builder import AgentBuilder, Builder, SeededBuilder
 from border_py.base.env import AnyEnv, Env, VecEnv
 from border_py.base.evaluator import Evaluator
@@ -40,5 +42,6 @@ __all__ = [
     "SyncAgent",
     "SyncModel",
     "TrainingBuffer",
+    "TransitionBatchLike",
     "VecEnv",
 ]

@@ -5,11 +5,41 @@
 - `RateLimiter`: the samples-per-insert control (pure Python).
 - `ActorWorker`: what runs in each actor process.
 
-``import border_py.distributed`` does not import ray; training does.
+``import border_py.distributed`` does not import ray, nor torch: names are imported on first use
+(``border_py.distributed.config``, what an experiment names, is plain attrs); training imports both.
 """
 
-from border_py.distributed.config import AsyncConfig
-from border_py.distributed.limiter import RateLimiter
-from border_py.distributed.trainer import AsyncTrainer, ray_session
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from border_py.distributed.config import AsyncConfig
+    from border_py.distributed.limiter import RateLimiter
+    from border_py.distributed.trainer import AsyncTrainer, ray_session
+
+_EXPORTS: dict[str, str] = {
+    "AsyncConfig": "border_py.distributed.config",
+    "RateLimiter": "border_py.distributed.limiter",
+    "AsyncTrainer": "border_py.distributed.trainer",
+    "ray_session": "border_py.distributed.trainer",
+}
+"""Each public name and the module that defines it."""
+
+if not TYPE_CHECKING:  # mypy would take a module __getattr__ as "any attribute exists"
+
+    def __getattr__(name: str) -> Any:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'border_py.distributed' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 __all__ = ["AsyncConfig", "AsyncTrainer", "RateLimiter", "ray_session"]

@@ -11,28 +11,69 @@ The run path, as plain as the data path:
 - `experiment`: ``Experiment``, ``OfflineExperiment``.
 - `codec`: experiments to and from YAML, ``--set key=value`` overrides.
 - `rundir`: ``RunDir``, the model directory's one owner.
-- `commands`: ``train``, ``evaluate``; `outputs`: video, export.
+- `commands`: ``train``, ``evaluate``; `outputs`: video, export; `held_warnings`: the warnings held
+  back while a run is checked.
 - `zoo`: tuned settings per algorithm and env id (``border_py/zoo/*.yaml``).
 - `tune`: hyperparameter search with Optuna (the ``tune`` extra).
 - `cli`: the ``border-py`` command; `program`: ``run_cli``, its flags
   for an experiment built in Python (the example programs).
+
+Names are imported on first use, as ``border_py``'s are: ``import border_py.run`` imports neither
+torch nor the CLI, and torch is imported when a run is built (an agent, a buffer, a trainer).
 """
 
 from __future__ import annotations
 
-from border_py.config import parse_yaml
-from border_py.run.codec import (
-    apply_overrides,
-    dump_experiment,
-    experiment_from_dict,
-    experiment_to_dict,
-    load_experiment,
-)
-from border_py.run.commands import TrainOptions, prepare, train
-from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
-from border_py.run.program import run_cli
-from border_py.run.rundir import RunDir
-from border_py.run.saved import evaluate, load_agent
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from border_py.run.codec import (
+        apply_overrides,
+        dump_experiment,
+        experiment_from_dict,
+        experiment_to_dict,
+        load_experiment,
+    )
+    from border_py.run.commands import TrainOptions, prepare, train
+    from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
+    from border_py.run.program import run_cli
+    from border_py.run.rundir import RunDir
+    from border_py.run.saved import evaluate, load_agent
+
+_EXPORTS: dict[str, str] = {
+    "apply_overrides": "border_py.run.codec",
+    "dump_experiment": "border_py.run.codec",
+    "experiment_from_dict": "border_py.run.codec",
+    "experiment_to_dict": "border_py.run.codec",
+    "load_experiment": "border_py.run.codec",
+    "TrainOptions": "border_py.run.commands",
+    "prepare": "border_py.run.commands",
+    "train": "border_py.run.commands",
+    "AnyExperiment": "border_py.run.experiment",
+    "Experiment": "border_py.run.experiment",
+    "OfflineExperiment": "border_py.run.experiment",
+    "with_trainer": "border_py.run.experiment",
+    "run_cli": "border_py.run.program",
+    "RunDir": "border_py.run.rundir",
+    "evaluate": "border_py.run.saved",
+    "load_agent": "border_py.run.saved",
+}
+"""Each public name and the module that defines it."""
+
+if not TYPE_CHECKING:  # mypy would take a module __getattr__ as "any attribute exists"
+
+    def __getattr__(name: str) -> Any:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'border_py.run' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
 
 
 def load_experiment_text(text: str, source: str = "experiment") -> AnyExperiment:
@@ -41,6 +82,9 @@ def load_experiment_text(text: str, source: str = "experiment") -> AnyExperiment
     Raises:
         border_py.ConfigError: not valid YAML or not a valid experiment.
     """
+    from border_py.config import parse_yaml
+    from border_py.run.codec import experiment_from_dict
+
     return experiment_from_dict(parse_yaml(text, source), source)
 
 

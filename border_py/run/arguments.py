@@ -11,6 +11,8 @@ import inspect
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,24 +34,59 @@ GYM_ID = re.compile(r"^(?:[\w.-]+/)?[\w.-]+-v\d+$")
 convention (the module registers the id), ``--env module:function`` names a function."""
 
 
+@contextmanager
+def current_folder_importable(wanted: bool = True) -> Iterator[None]:
+    """The current folder on ``sys.path`` (searched last, so a file there never hides a library) while the
+    block runs, when ``wanted``; ``sys.path`` is as it was after it (the entry is taken off only if the
+    block put it there). A library call leaves the process as it found it.
+
+    Example:
+        >>> import os, sys
+        >>> before = list(sys.path)
+        >>> with current_folder_importable():
+        ...     os.getcwd() in sys.path
+        True
+        >>> sys.path == before
+        True
+    """
+    here = os.getcwd()
+    added = wanted and here not in sys.path
+    if added:
+        sys.path.append(here)
+    try:
+        yield
+    finally:
+        if added and here in sys.path:
+            sys.path.remove(here)
+
+
+@contextmanager
+def user_code(args: argparse.Namespace) -> Iterator[None]:
+    """What a command needs to run the user's own modules: the current folder importable while it runs
+    when its flags name them (``--trust-code``, ``--env module:...``), as ``python -m`` would find them,
+    for the imports of the experiment's names and of what they import when an env is built."""
+    env = getattr(args, "env", None)
+    with current_folder_importable(getattr(args, "trust_code", False) or ":" in (env or "")):
+        yield
+
+
 def import_user_module(module: str, what: str) -> Any:
     """Imports the user's ``module``, which the command line names (so the user asked for it), from the
-    installed packages or the current folder (searched last, so a file there never hides a library).
+    installed packages or the current folder (searched last, so a file there never hides a library;
+    `sys.path` is as it was after).
 
     Raises:
         ConfigError: it cannot be imported (``what`` and the reason named).
     """
     import importlib
 
-    here = os.getcwd()
-    if here not in sys.path:
-        sys.path.append(here)
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ConfigError(
-            f"{what}: cannot import {module!r} (searched the installed packages and {here}): {exc}"
-        ) from exc
+    with current_folder_importable():
+        try:
+            return importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(
+                f"{what}: cannot import {module!r} (searched the installed packages and {os.getcwd()}): {exc}"
+            ) from exc
 
 
 def _user_env(path: str) -> dict[str, Any]:
@@ -115,13 +152,11 @@ def config_file(path: Path, trust_code: codec.Trust) -> dict[str, Any]:
 
 
 def trust(args: argparse.Namespace) -> codec.Trust:
-    """What a file may import: everything after ``--trust-code`` (and the current folder becomes
-    importable: the user's own modules, as ``python -m`` would find them); else the modules in
-    ``args.trusted`` (a program's own, `border_py.run.run_cli`), if any."""
+    """What a file may import: everything after ``--trust-code`` (`user_code` makes the current folder
+    importable while the command runs); else the modules in ``args.trusted`` (a program's own,
+    `border_py.run.run_cli`), if any."""
     if not getattr(args, "trust_code", False):
         return frozenset(getattr(args, "trusted", ()))
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())
     return True
 
 

@@ -33,7 +33,7 @@ from border_py.cli_parser import Parser
 from border_py.config import ConfigError
 from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
-from border_py.run.arguments import resume_data, saved_experiment, train_arguments
+from border_py.run.arguments import resume_data, saved_experiment, train_arguments, user_code
 from border_py.run.experiment import AnyExperiment
 from border_py.run.recording import RECORDERS, Tracking
 from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted, TrainingStalledError
@@ -235,8 +235,7 @@ def saved_model_command(args: argparse.Namespace) -> int:
 def _zoo(algo: str | None) -> int:
     for name in [algo] if algo else zoo.algorithms():
         print(f"{name}:")
-        for env_id in zoo.env_ids(name):
-            variants = zoo.variants(name, env_id)
+        for env_id, variants in zoo.listing(name).items():
             print(f"  {env_id}" + (f"  (variants: {', '.join(variants)})" if variants else ""))
         if algo:
             print(f"  search space: {', '.join(zoo.search_space(name))}")
@@ -270,13 +269,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["plot"]:  # its own parser: border-py plot --help lists its flags
         from border_py.plot import main as plot_main
 
-        return plot_main(argv[1:], prog="border-py plot")
+        return plot_main(argv[1:], prog="border-py plot", normalise=codec.with_defaults)
     if argv[:1] == ["datasets"]:
         from border_py.run.zoo_datasets import main as datasets_main
 
         return datasets_main(argv[1:])
     args = parser().parse_args(argv)
-    return guarded(lambda: _dispatch(args))
+    with user_code(args):  # the current folder importable for this command only
+        return guarded(lambda: _dispatch(args))
 
 
 def guarded(command: Callable[[], int]) -> int:

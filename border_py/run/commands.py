@@ -26,13 +26,11 @@ Examples:
 
 from __future__ import annotations
 
-import re
 import sys
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal
 
 import attrs
 
@@ -48,6 +46,7 @@ from border_py.run.experiment import (
     build_evaluator,
     with_trainer,
 )
+from border_py.run.held_warnings import held_warnings
 from border_py.run.pairing import check_agent_batches
 from border_py.run.recording import Tracking, resume_warnings
 from border_py.run.rundir import RunDir
@@ -281,40 +280,19 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
     return result
 
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
 @contextmanager
 def _held_back(options: TrainOptions) -> Iterator[Callable[[], None]]:
-    """Holds back the options' notes and the warnings shown while a run is checked (Gymnasium's "out of
-    date" among them): a refused run's stderr is its one error line. Calling the yielded function (every
-    check passed) says each, one line apiece, and shows later warnings as Python does."""
-    kept = list(options.notes)
-    shown = warnings.showwarning
+    """Holds back the options' notes and this thread's warnings while a run is checked (Gymnasium's "out
+    of date" among them): a refused run's stderr is its one error line. Calling the yielded function
+    (every check passed) says each, one line apiece, and shows later warnings as Python does;
+    ``warnings.showwarning`` is as it was when the block ends (`border_py.run.held_warnings`)."""
+    with held_warnings() as release:
 
-    def keep(
-        message: Warning | str,
-        category: type[Warning],
-        filename: str,
-        lineno: int,
-        file: TextIO | None = None,
-        line: str | None = None,
-    ) -> None:
-        text = " ".join(ANSI.sub("", str(message)).split())
-        kept.append(f"warning: {text.removeprefix('WARN: ')}")
+        def checked() -> None:
+            for line in dict.fromkeys([*options.notes, *release()]):  # each env built warns alike: once
+                _say(options, line, err=True)
 
-    def checked() -> None:
-        warnings.showwarning = shown
-        for line in dict.fromkeys(kept):  # each env built warns alike: once is enough
-            _say(options, line, err=True)
-        kept.clear()
-
-    warnings.showwarning = keep
-    try:
         yield checked
-    finally:
-        if warnings.showwarning is keep:
-            warnings.showwarning = shown
 
 
 def _resume_changes(run_dir: RunDir, experiment: AnyExperiment) -> dict[str, str]:

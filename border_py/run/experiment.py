@@ -27,7 +27,7 @@ Examples:
 from __future__ import annotations
 
 import functools
-from typing import Any, Generic, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 import attrs
 
@@ -41,9 +41,11 @@ from border_py.base.sync_model import ActingAgent
 from border_py.base.typevars import A, B, I, O, O_co, T_co
 from border_py.distributed.config import AsyncConfig
 from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig
-from border_py.replay_buffer import ArrayDataset, TransitionBatch
 from border_py.run.pairing import check_pairing
 from border_py.trainer.config import TrainerConfig
+
+if TYPE_CHECKING:  # the buffers hold tensors: an experiment, which is data, imports no torch
+    from border_py.replay_buffer import ArrayDataset, TransitionBatch
 
 
 class EvalEnv(Env[O_co, A], HasSpaces, Protocol[O_co, A]):

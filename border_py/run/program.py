@@ -96,7 +96,8 @@ def run_cli(
         description: the help's text (the program's docstring, say).
     """
     args = parser(prog, description, finetune is not None).parse_args(argv)
-    return cli.guarded(lambda: _act(args, experiment, finetune))
+    with arguments.user_code(args):  # the current folder importable for this call only
+        return cli.guarded(lambda: _act(args, experiment, finetune))
 
 
 def _act(

@@ -74,8 +74,17 @@ def env_ids(algo: str) -> list[str]:
 
 def variants(algo: str, env_id: str) -> list[str]:
     """The variants of ``algo``'s entry for ``env_id``."""
-    entry = zoo_file(algo).get(env_id)
+    return _variants(zoo_file(algo).get(env_id))
+
+
+def _variants(entry: object) -> list[str]:
     return sorted(entry.get("variants", {})) if isinstance(entry, dict) else []
+
+
+def listing(algo: str) -> dict[str, list[str]]:
+    """Each env id with tuned settings for ``algo`` and the variants of its entry (``border-py zoo``; the
+    file is read once)."""
+    return {key: _variants(value) for key, value in zoo_file(algo).items() if key not in RESERVED}
 
 
 def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import gymnasium as gym
@@ -35,16 +35,15 @@ import numpy as np
 from border_py.base.policy import Policy
 from border_py.checkpoint import load_meta
 from border_py.cli_parser import Parser
-from border_py.datasets import CollectionReport, DatasetInfo, collect, datasets_path
 from border_py.envs import Act, GymEnvConfig, Obs
 from border_py.evaluator import DefaultEvaluatorConfig
 from border_py.model_dir import latest_checkpoint
-from border_py.replay_buffer.dataset import load_columns
 from border_py.run import zoo
-from border_py.run.commands import TrainOptions, train
 from border_py.run.experiment import AnyExperiment, with_trainer
-from border_py.run.saved import load_agent
 from border_py.trainer.config import TrainerConfig
+
+if TYPE_CHECKING:  # building a dataset imports torch; ``border-py datasets --help`` does not
+    from border_py.datasets import CollectionReport
 
 
 class RandomPolicy:
@@ -69,6 +68,9 @@ def _train(algo: str, env_id: str, model_dir: Path, **trainer: Any) -> Any:
     """Trains the zoo's ``algo`` on ``env_id`` (``trainer`` fields changed) into ``model_dir`` (from
     scratch, unless a finished run of it is there already) and returns the agent loaded from the run's
     final checkpoint: the one at ``max_opts``, or the one written where ``stop_score`` stopped the run."""
+    from border_py.run.commands import TrainOptions, train
+    from border_py.run.saved import load_agent
+
     experiment: AnyExperiment = zoo.experiment(algo, env_id, str(model_dir), trainer=trainer)
     experiment = with_trainer(experiment, save_interval=experiment.trainer.max_opts)
     final = _final_checkpoint(model_dir, experiment.trainer)
@@ -96,6 +98,9 @@ def _final_checkpoint(model_dir: Path, trainer: TrainerConfig) -> Path | None:
 
 def pendulum(out: Path, work: Path, episodes: int) -> list[CollectionReport]:
     """pendulum-medium-v0 and pendulum-replay-v0."""
+    from border_py.datasets import DatasetInfo, collect
+    from border_py.replay_buffer.dataset import load_columns
+
     env = GymEnvConfig(name="Pendulum-v1")
     expert = _train("sac", "Pendulum-v1", work / "sac_pendulum_expert")
     refs = (
@@ -129,6 +134,7 @@ def _replay_dataset(
 ) -> CollectionReport:
     """A replay buffer's transitions (in the order pushed, one env) replayed as a policy: each step takes
     the stored action, so the dataset is exactly the buffer's episodes."""
+    from border_py.datasets import DatasetInfo, collect
 
     class Replay:
         def __init__(self) -> None:
@@ -156,6 +162,8 @@ def _replay_dataset(
 
 def cartpole(out: Path, work: Path, episodes: int) -> list[CollectionReport]:
     """cartpole-medium-v0."""
+    from border_py.datasets import DatasetInfo, collect
+
     env = GymEnvConfig(name="CartPole-v1")
     refs = (mean_return(RandomPolicy(gym.make("CartPole-v1").action_space, 0), env, episodes), 500.0)
     medium = _train("dqn", "CartPole-v1", work / "dqn_cartpole_medium", max_opts=2_500)
@@ -179,6 +187,8 @@ def cartpole(out: Path, work: Path, episodes: int) -> list[CollectionReport]:
 
 def hopper(out: Path, work: Path, episodes: int) -> list[CollectionReport]:
     """hopper-medium-v0 (slow)."""
+    from border_py.datasets import DatasetInfo, collect
+
     env = GymEnvConfig(name="Hopper-v5")
     trainer = {"max_opts": 300_000, "max_env_steps": None, "stop_score": HOPPER_MEDIUM}
     medium = _train("sac", "Hopper-v5", work / "sac_hopper_medium", **trainer)
@@ -231,6 +241,8 @@ def parser(prog: str = "border-py datasets") -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, prog: str = "border-py datasets") -> int:
     """Builds the chosen datasets and prints a line per dataset."""
     args = parser(prog).parse_args(argv)
+    from border_py.datasets import datasets_path  # torch: after the flags are read (and --help said)
+
     args.out.mkdir(parents=True, exist_ok=True)
     with datasets_path(str(args.out)):
         for name in args.only:

@@ -5,15 +5,17 @@ through computes every observation of a batch on its own."""
 from __future__ import annotations
 
 import itertools
+import warnings
 from typing import Any
 
+import attrs
 import numpy as np
 import pytest
 
 from border_py.agents import DqnConfig, IqnConfig, PpoConfig, SacConfig, Td3Config
 from border_py.base import Spaces
 from border_py.envs import GymEnvConfig
-from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig, numpy_actor
+from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig, GreedyPolicyMismatch, numpy_actor
 from border_py.export import numpy_policy_of
 from border_py.export.numpy_policy import Mlp
 from border_py.testing import ConstantPolicy, CountingEnv
@@ -131,7 +133,7 @@ def test_the_evaluator_builds_the_envs_it_plays_side_by_side_once_and_closes_the
 def test_a_policy_without_a_numpy_form_acts_through_its_own_sample_one_episode_after_another() -> None:
     assert numpy_actor(ConstantPolicy(0)) is None
     agent = DqnConfig(hidden=(8,)).build(Spaces(obs_shape=(1,), n_actions=2), 0)
-    for p in agent.net.parameters():
+    for p in agent.parts.net.net.parameters():
         p.data.fill_(float("nan"))  # a diverged network: no numpy policy (it refuses non-finite weights)
     assert numpy_actor(agent) is None
 
@@ -143,3 +145,46 @@ def test_a_policy_without_a_numpy_form_acts_through_its_own_sample_one_episode_a
     assert score == 2.0
     assert env.reset_indices == [0, 1, 2]
     assert env.actions == [1] * 6
+
+
+@pytest.mark.parametrize("name", ["dqn", "dueling dqn", "iqn", "sac", "ppo", "td3"])
+def test_the_fast_path_is_trusted_where_it_acts_as_the_agent_does(name: str) -> None:
+    agent = _agent(name)
+    agent.eval()
+    actor = numpy_actor(agent)
+    assert actor is not None
+    obs = list(np.random.default_rng(2).standard_normal((5, agent.obs_dim)).astype(np.float32) * 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no GreedyPolicyMismatch
+        acts = actor(obs)
+    expected = np.stack([agent.sample(o) for o in obs])
+    np.testing.assert_allclose(np.stack(acts).reshape(expected.shape), expected, rtol=1e-4, atol=1e-4)
+
+
+class _LyingSac:
+    """A SAC whose exported policy is the negation of its own: an agent whose greedy_policy() describes
+    other arithmetic than its acting."""
+
+    def __init__(self) -> None:
+        self.agent = _agent("sac")
+        self.device, self.obs_dim = self.agent.device, self.agent.obs_dim
+
+    def greedy_policy(self) -> Any:
+        parts = self.agent.greedy_policy()
+        weight, bias = parts.layers[-1]
+        return attrs.evolve(parts, layers=[*parts.layers[:-1], (-weight, -bias)])
+
+    def sample(self, obs: Any) -> Any:
+        return self.agent.sample(obs)
+
+
+def test_an_exported_policy_that_acts_otherwise_is_not_trusted() -> None:
+    lying = _LyingSac()
+    lying.agent.eval()
+    actor = numpy_actor(lying)
+    assert actor is not None
+    obs = list(np.full((3, 3), 2.0, np.float32))
+    with pytest.warns(GreedyPolicyMismatch, match="_LyingSac.greedy_policy"):
+        acts = actor(obs)
+    assert all(np.array_equal(a, lying.agent.sample(o)) for a, o in zip(acts, obs, strict=True))
+    assert np.array_equal(actor(obs)[0], lying.agent.sample(obs[0]))  # and stays on sample, with no warning

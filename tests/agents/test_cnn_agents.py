@@ -57,7 +57,7 @@ def test_greedy_action_on_uint8_frames_equals_the_network_on_scaled_floats() -> 
     agent = Dqn(config, Spaces(obs_shape=(4, 36, 36), n_actions=3), seed=0)
     agent.eval()
     obs = np.random.default_rng(0).integers(0, 256, (4, 36, 36)).astype(np.uint8)
-    expected = agent.net(torch.from_numpy(obs).float()[None] / 255.0).argmax(1).item()
+    expected = agent.parts.net.net(torch.from_numpy(obs).float()[None] / 255.0).argmax(1).item()
     assert int(agent.sample(obs)) == expected
     assert [int(a) for a in agent.sample_batch([obs, obs])] == [expected, expected]
 

@@ -76,7 +76,8 @@ def _value_gap(agent: Cql, seed: int) -> float:
     data_act = agent.scale.to_unit(torch.as_tensor(data.storage.act))
     uniform = 2.0 * torch.rand(data_act.shape, generator=torch.Generator().manual_seed(seed)) - 1.0
     with torch.no_grad():
-        return float((agent.critic(obs, data_act) - agent.critic(obs, uniform)).mean())
+        critic = agent.parts.critic.net
+        return float((critic(obs, data_act) - critic(obs, uniform)).mean())
 
 
 @pytest.mark.functional
@@ -114,7 +115,7 @@ def test_it_samples_in_train_mode_and_acts_with_the_squashed_mean_in_eval_mode()
     assert drawn.std(axis=0).min() > 0.01
     assert ((drawn >= BOUNDS[0]) & (drawn <= BOUNDS[1])).all()
     agent.eval()
-    mean, _ = agent.actor(torch.as_tensor(obs)[None])
+    mean, _ = agent.parts.actor.net(torch.as_tensor(obs)[None])
     expected = (BOUNDS[1] + BOUNDS[0]) / 2 + (BOUNDS[1] - BOUNDS[0]) / 2 * np.tanh(mean.detach().numpy()[0])
     np.testing.assert_allclose(agent.sample(obs), expected, rtol=1e-6)
     assert agent.sample(obs).tolist() == agent.sample(obs).tolist()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from border_py.agents.torch_agent import TorchAgent, restore_generator
 from border_py.base import Spaces
 
 BOX = Spaces(obs_shape=(3,), action_low=np.array([-2.0], np.float32), action_high=np.array([2.0], np.float32))
-AGENTS: dict[str, Callable[[], TorchAgent]] = {
+AGENTS: dict[str, Callable[[], TorchAgent[Any]]] = {
     "sac": lambda: Sac(SacConfig(actor_hidden=(8,), critic_hidden=(8,)), BOX, seed=0),
     "td3": lambda: Td3(Td3Config(actor_hidden=(8,), critic_hidden=(8,)), BOX, seed=0),
     "ppo": lambda: Ppo(PpoConfig(hidden=(8,)), BOX, seed=0),

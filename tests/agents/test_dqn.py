@@ -59,7 +59,7 @@ def _linear_agent(batch_size: int = 1) -> Dqn:
     config = DqnConfig(hidden=(3,), batch_size=batch_size, loss="mse", lr=1e-3)
     agent = Dqn(config, Spaces(obs_shape=(4,), n_actions=2), seed=0)
     with torch.no_grad():
-        for net in (agent.net, agent.net_tgt):
+        for net in (agent.parts.net.net, agent.parts.net.target):
             linear = net.net[-1]
             assert isinstance(linear, torch.nn.Linear)
             linear.weight.zero_()
@@ -95,7 +95,7 @@ def test_opt_reads_each_transitions_discount_from_the_batch() -> None:
 def test_dueling_head_is_value_plus_centred_advantage() -> None:
     agent = Dqn(DqnConfig(hidden=(8,), dueling=True), Spaces(obs_shape=(4,), n_actions=3), seed=0)
     x = torch.randn(5, 4)
-    net = agent.net
+    net = agent.parts.net.net
     h = net.net(x)
     adv, value = net.advantage(h), net.value(h)
     torch.testing.assert_close(net(x), value + adv - adv.mean(dim=1, keepdim=True))
@@ -159,19 +159,21 @@ def test_hard_target_update_copies_every_interval() -> None:
         DqnConfig(batch_size=8, target_update_interval=3), Spaces(obs_shape=(4,), n_actions=2), seed=0
     )
     buffer, x = _buffer(8), torch.randn(5, 4)
-    initial = agent.net_tgt(x).detach().clone()
+    initial = agent.parts.net.target(x).detach().clone()
     agent.opt(buffer)
     agent.opt(buffer)
-    assert torch.equal(agent.net_tgt(x), initial)  # not yet
+    assert torch.equal(agent.parts.net.target(x), initial)  # not yet
     agent.opt(buffer)
-    assert torch.equal(agent.net_tgt(x), agent.net(x))
+    assert torch.equal(agent.parts.net.target(x), agent.parts.net.net(x))
 
 
 def test_polyak_target_update() -> None:
     agent = Dqn(DqnConfig(batch_size=8, tau=0.25), Spaces(obs_shape=(4,), n_actions=2), seed=0)
-    old_tgt = [p.detach().clone() for p in agent.net_tgt.parameters()]
+    old_tgt = [p.detach().clone() for p in agent.parts.net.target.parameters()]
     agent.opt(_buffer(8))
-    for p_tgt, p, old in zip(agent.net_tgt.parameters(), agent.net.parameters(), old_tgt, strict=True):
+    for p_tgt, p, old in zip(
+        agent.parts.net.target.parameters(), agent.parts.net.net.parameters(), old_tgt, strict=True
+    ):
         torch.testing.assert_close(p_tgt, 0.75 * old + 0.25 * p.detach())
 
 
@@ -200,7 +202,7 @@ def test_eval_mode_is_greedy_and_deterministic_even_with_full_exploration() -> N
     )
     obs = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
     agent.eval()
-    greedy = [int(agent.net(torch.from_numpy(o)).argmax()) for o in obs]
+    greedy = [int(agent.parts.net.net(torch.from_numpy(o)).argmax()) for o in obs]
     assert [int(agent.sample(o)) for o in obs] == greedy
     assert [int(agent.sample(o)) for o in obs] == greedy
     assert isinstance(agent.explorer, EpsilonGreedy)
@@ -223,7 +225,7 @@ def test_softmax_explorer_samples_by_q_values() -> None:
         seed=0,
     )
     with torch.no_grad():
-        linear = agent.net.net[-1]
+        linear = agent.parts.net.net.net[-1]
         assert isinstance(linear, torch.nn.Linear)
         linear.weight.zero_()
         linear.bias.copy_(torch.tensor([0.0, float(np.log(3.0))]))  # softmax = (0.25, 0.75)
@@ -247,7 +249,7 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     assert [int(agent.sample(o)) for o in obs] == [int(loaded.sample(o)) for o in obs]
     assert loaded.opt_steps == 20
     x = torch.from_numpy(obs)
-    assert torch.equal(loaded.net_tgt(x), agent.net_tgt(x))
+    assert torch.equal(loaded.parts.net.target(x), agent.parts.net.target(x))
     # The optimiser state came along: the next step is the same for both.
     agent.train()
     loaded.train()
@@ -255,7 +257,7 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     assert record is not None
     assert loaded_record is not None
     assert record["train/loss"] == loaded_record["train/loss"]
-    assert torch.equal(loaded.net(x), agent.net(x))
+    assert torch.equal(loaded.parts.net.net(x), agent.parts.net.net(x))
 
 
 @pytest.mark.parametrize("explorer", [EpsilonGreedyConfig(final_step=100), SoftmaxConfig()])

@@ -128,7 +128,7 @@ def test_eval_is_greedy_on_the_mean_quantile_and_deterministic() -> None:
     agent.eval()
     with torch.no_grad():
         taus = sample_taus(EvenTaus(n=32), 20, agent.generator, agent.device)
-        greedy = agent.net(torch.from_numpy(obs), taus).mean(dim=1).argmax(dim=1).tolist()
+        greedy = agent.parts.net.net(torch.from_numpy(obs), taus).mean(dim=1).argmax(dim=1).tolist()
     assert [int(agent.sample(o)) for o in obs] == greedy
     assert [int(agent.sample(o)) for o in obs] == greedy
 

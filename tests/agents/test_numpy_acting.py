@@ -56,7 +56,9 @@ def test_numpy_and_torch_acting_choose_the_same_action_at_every_step() -> None:
     with_torch, slow = _seeded_run(numpy_acting=False)
     assert fast.opt_steps == slow.opt_steps == 700
     assert with_numpy == with_torch
-    for a, b in zip(fast.net.state_dict().values(), slow.net.state_dict().values(), strict=True):
+    for a, b in zip(
+        fast.parts.net.net.state_dict().values(), slow.parts.net.net.state_dict().values(), strict=True
+    ):
         assert torch.equal(a, b)  # the same actions, so the same learning, bit for bit
     fast.eval()
     slow.eval()
@@ -72,7 +74,7 @@ def test_the_numpy_path_follows_loaded_and_replaced_parameters(tmp_path: Path) -
 
     def numpy_and_torch_values() -> tuple[np.ndarray, np.ndarray]:
         with torch.no_grad():
-            expected = agent.net(torch.from_numpy(states)).numpy()
+            expected = agent.parts.net.net(torch.from_numpy(states)).numpy()
         return agent._values_of(states, len(states)).numpy(), expected
 
     before, _ = numpy_and_torch_values()
@@ -80,7 +82,7 @@ def test_the_numpy_path_follows_loaded_and_replaced_parameters(tmp_path: Path) -
     acted, expected = numpy_and_torch_values()
     assert np.abs(acted - before).max() > 1e-2  # the loaded network is another one
     np.testing.assert_allclose(acted, expected, atol=1e-5)
-    first = agent.net.net[0]
+    first = agent.parts.net.net.net[0]
     assert isinstance(first, torch.nn.Linear)
     first.weight.data = -first.weight.data.clone()  # new storage: the views are taken again
     acted, expected = numpy_and_torch_values()
@@ -119,11 +121,11 @@ def test_numpy_argmax_is_torch_argmax_on_ties_nans_and_infinities() -> None:
 def test_the_numpy_path_follows_a_parameter_replaced_in_the_module() -> None:
     agent = Dqn(DqnConfig(hidden=(16,)), GymEnvConfig(name="CartPole-v1").build(seed=0).spaces, seed=0)
     states = np.random.default_rng(3).standard_normal((200, 4)).astype(np.float32)
-    last = agent.net.net[-1]
+    last = agent.parts.net.net.net[-1]
     assert isinstance(last, torch.nn.Linear)
     last.weight = torch.nn.Parameter(-last.weight.detach().clone())  # a new Parameter, not new storage
     with torch.no_grad():
-        expected = agent.net(torch.from_numpy(states)).numpy()
+        expected = agent.parts.net.net(torch.from_numpy(states)).numpy()
     np.testing.assert_allclose(agent._values_of(states, len(states)).numpy(), expected, atol=1e-5)
     agent.eval()
     assert [int(agent.sample(s)) for s in states] == expected.argmax(axis=1).tolist()

@@ -133,11 +133,12 @@ def test_bc_fits_the_datasets_actions(kind: str) -> None:
 )
 def test_one_update_moves_every_network_and_records_finite_values(make: Any) -> None:
     agent = make()
-    before = {name: [p.detach().clone() for p in m.parameters()] for name, m in agent._networks().items()}
+    trained = {name: m for name, m in agent._modules().items() if name != "normalizer.pt"}
+    before = {name: [p.detach().clone() for p in m.parameters()] for name, m in trained.items()}
     record = agent.opt(_dataset())
     assert record is not None
     assert all(math.isfinite(record.get_scalar(k)) for k in record)
-    for name, module in agent._networks().items():
+    for name, module in trained.items():
         moved = any(not torch.equal(a, b) for a, b in zip(before[name], module.parameters(), strict=True))
         assert moved, name  # critic_tgt too: by Polyak averaging
     assert agent.opt(_dataset(16)) is None  # fewer than a batch
@@ -154,20 +155,17 @@ def test_awac_advantage_and_weights_come_from_the_critics_before_the_step() -> N
     batch = _dataset().batch(32)
     act = agent._unit(batch.act)
     generator = torch.Generator().set_state(agent.generator.get_state())
+    actor, critic = agent.parts.actor.net, agent.parts.critic.net
     with torch.no_grad():
-        agent.actor.sample(batch.next_obs, generator)  # the Q target's a' comes first
-        pi_act = agent.actor.sample(batch.obs, generator).clamp(-1.0, 1.0)
-        expected = (
-            agent.critic(batch.obs, act).min(dim=0).values - agent.critic(batch.obs, pi_act).min(dim=0).values
-        )
+        actor.sample(batch.next_obs, generator)  # the Q target's a' comes first
+        pi_act = actor.sample(batch.obs, generator).clamp(-1.0, 1.0)
+        expected = critic(batch.obs, act).min(dim=0).values - critic(batch.obs, pi_act).min(dim=0).values
     record = agent._update(batch)
     assert record["train/advantage_mean"] == pytest.approx(float(expected.mean()), rel=1e-5)
     weights = torch.exp(expected / 0.5).clamp(max=3.0)
     assert record["train/weight_mean"] == pytest.approx(float(weights.mean()), rel=1e-5)
     with torch.no_grad():  # the step moved the critics: their advantage now differs
-        after = (
-            agent.critic(batch.obs, act).min(dim=0).values - agent.critic(batch.obs, pi_act).min(dim=0).values
-        )
+        after = critic(batch.obs, act).min(dim=0).values - critic(batch.obs, pi_act).min(dim=0).values
     assert float(after.mean()) != pytest.approx(float(expected.mean()), rel=1e-5)
 
 
@@ -185,8 +183,8 @@ def test_iql_weights_are_clipped_and_its_value_tracks_the_upper_expectile_of_q()
     assert record.get_scalar("train/weight_mean") <= 5.0
     batch = dataset.batch(256)
     with torch.no_grad():
-        q = agent.critic_tgt(batch.obs, agent._unit(batch.act)).min(dim=0).values
-        v = agent.value(batch.obs).squeeze(-1)
+        q = agent.parts.critic.target(batch.obs, agent._unit(batch.act)).min(dim=0).values
+        v = agent.parts.value.net(batch.obs).squeeze(-1)
     assert float((q > v).float().mean()) < 0.5  # V sits above most Q values (expectile 0.9 > the median)
 
 
@@ -205,7 +203,7 @@ def test_iql_anneals_the_actor_learning_rate_along_a_cosine_and_resumes_it(tmp_p
         assert record is not None
         lrs.append(record.get_scalar("train/actor_lr"))
     assert lrs == pytest.approx([cosine_lr(1e-3, k, 4) for k in range(3)])
-    assert agent.critic_optimizer.param_groups[0]["lr"] == 2e-3  # the critics' rate is not annealed
+    assert agent.parts.critic.optimizer.param_groups[0]["lr"] == 2e-3  # the critics' rate is not annealed
     agent.save_params(tmp_path)
     resumed = Iql(config, Spaces(obs_shape=(3,), action_low=BOUNDS[0], action_high=BOUNDS[1]), seed=1)
     resumed.load_params(tmp_path)
@@ -233,7 +231,7 @@ def test_observation_statistics_are_used_saved_and_required_for_training(tmp_pat
         obs_stats=stats,
     )
     torch.testing.assert_close(
-        agent.normalizer(torch.tensor([[3.0, 2.0, 1.0]])), torch.tensor([[1.0, 0.0, -1.0]])
+        agent.parts.normalizer.net(torch.tensor([[3.0, 2.0, 1.0]])), torch.tensor([[1.0, 0.0, -1.0]])
     )
     agent.opt(_dataset())
     agent.save_params(tmp_path)

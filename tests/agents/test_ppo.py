@@ -126,17 +126,18 @@ def test_log_prob_and_entropy_equal_torch_distributions(kind: str) -> None:
         else Ppo(config, Spaces(obs_shape=(3,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=0)
     )
     obs = torch.randn(7, 3)
-    latent, out, _ = agent.net(obs)
+    latent, out, _ = agent.parts.model.net(obs)
     if kind == "discrete":
         dist: torch.distributions.Distribution = torch.distributions.Categorical(logits=out)
         act = torch.tensor([0, 1, 2, 3, 0, 1, 2])
         expected_lp, expected_ent = dist.log_prob(act), dist.entropy()
     else:
-        assert agent.net.log_std is not None
+        log_std = agent.parts.model.net.log_std
+        assert log_std is not None
         if kind == "gaussian":
-            std = agent.net.log_std.exp().expand_as(out)
+            std = log_std.exp().expand_as(out)
         else:  # the noise latent @ W, W ~ N(0, exp(log_std)^2) elementwise: its variance by definition
-            std = torch.sqrt((latent**2) @ agent.net.log_std.exp() ** 2 + 1e-6)
+            std = torch.sqrt((latent**2) @ log_std.exp() ** 2 + 1e-6)
         dist = torch.distributions.Normal(out, std)
         act = torch.randn(7, 2)
         expected_lp, expected_ent = dist.log_prob(act).sum(-1), dist.entropy().sum(-1)
@@ -223,7 +224,7 @@ def test_linear_schedules_fall_with_the_env_steps_learnt_from() -> None:
         assert record is not None
         seen.append((record["train/lr"], record["train/clip_range"]))
     assert seen == [pytest.approx((1e-3 * 0.75, 0.2 * 0.75)), pytest.approx((1e-3 * 0.5, 0.2 * 0.5))]
-    assert agent.optimizer.param_groups[0]["lr"] == pytest.approx(5e-4)
+    assert agent.parts.model.optimizer.param_groups[0]["lr"] == pytest.approx(5e-4)
     with pytest.raises(ValueError, match="needs schedule_env_steps"):
         PpoConfig(lr_schedule="linear")
 
@@ -285,8 +286,8 @@ def test_construction_refuses_what_ppo_cannot_do() -> None:
 def test_train_mode_draws_actions_with_the_policy_probabilities_and_eval_takes_the_argmax() -> None:
     agent = Ppo(PpoConfig(), Spaces(obs_shape=(3,), n_actions=3), seed=0)
     with torch.no_grad():
-        agent.net.action_net.weight.zero_()
-        agent.net.action_net.bias.copy_(torch.log(torch.tensor([0.2, 0.5, 0.3])))
+        agent.parts.model.net.action_net.weight.zero_()
+        agent.parts.model.net.action_net.bias.copy_(torch.log(torch.tensor([0.2, 0.5, 0.3])))
     draws = np.array([int(a) for a in agent.sample_batch([np.zeros(3, np.float32)] * 6000)])
     assert np.bincount(draws, minlength=3) / 6000 == pytest.approx([0.2, 0.5, 0.3], abs=0.02)
     agent.eval()

@@ -121,7 +121,7 @@ def test_actions_stay_within_the_bounds_and_eval_is_deterministic() -> None:
     second = [agent.sample(o) for o in obs[:20]]
     assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
     with torch.no_grad():
-        mean, _ = agent.actor(torch.from_numpy(obs[:1]))
+        mean, _ = agent.parts.actor.net(torch.from_numpy(obs[:1]))
     expected = (HIGH + LOW) / 2 + (HIGH - LOW) / 2 * np.tanh(mean.numpy()[0])
     np.testing.assert_allclose(first[0], expected, rtol=1e-6)
 
@@ -152,9 +152,11 @@ def test_opt_skips_until_a_batch_then_records_finite_values() -> None:
 
 def test_target_critics_follow_by_polyak_averaging() -> None:
     agent = _agent(tau=0.1)
-    old = [p.detach().clone() for p in agent.critic_tgt.parameters()]
+    old = [p.detach().clone() for p in agent.parts.critic.target.parameters()]
     agent.opt(_buffer(64))
-    for p_tgt, p, o in zip(agent.critic_tgt.parameters(), agent.critic.parameters(), old, strict=True):
+    for p_tgt, p, o in zip(
+        agent.parts.critic.target.parameters(), agent.parts.critic.net.parameters(), old, strict=True
+    ):
         torch.testing.assert_close(p_tgt, 0.9 * o + 0.1 * p.detach())
 
 
@@ -173,7 +175,7 @@ def test_n_updates_per_opt_runs_that_many_updates() -> None:
     agent = _agent(n_updates_per_opt=3, tau=1.0, auto_alpha=False)
     adam_steps = []
     agent.opt(_buffer(64))
-    adam_steps.append(agent.critic_optimizer.state_dict()["state"][0]["step"])
+    adam_steps.append(agent.parts.critic.optimizer.state_dict()["state"][0]["step"])
     assert float(adam_steps[0]) == 3.0
     assert agent.opt_steps == 1
 
@@ -207,12 +209,12 @@ def test_save_then_load_restores_everything_including_the_target_critics(tmp_pat
     assert sorted(p.name for p in files) == ["actor.pt", "critic.pt", "critic_tgt.pt", "state.pt"]
     # The target critics are saved as themselves, not as copies of the online critics.
     x, a = torch.randn(8, 4), torch.rand(8, 3)
-    assert not torch.equal(agent.critic_tgt(x, a), agent.critic(x, a))
+    assert not torch.equal(agent.parts.critic.target(x, a), agent.parts.critic.net(x, a))
 
     loaded = Sac(agent.config, Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=99)
     loaded.load_params(tmp_path)
-    assert torch.equal(loaded.critic_tgt(x, a), agent.critic_tgt(x, a))
-    assert torch.equal(loaded.critic(x, a), agent.critic(x, a))
+    assert torch.equal(loaded.parts.critic.target(x, a), agent.parts.critic.target(x, a))
+    assert torch.equal(loaded.parts.critic.net(x, a), agent.parts.critic.net(x, a))
     assert loaded.alpha() == agent.alpha()
     assert loaded.opt_steps == 5
     # Same optimiser states and sampling generator: the next update is identical.
@@ -242,12 +244,12 @@ def test_a_failed_load_leaves_the_agent_unchanged(tmp_path: Path) -> None:
     torch.save(
         Sac(
             SacConfig(critic_hidden=(8,)), Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=0
-        ).critic.state_dict(),
+        ).parts.critic.net.state_dict(),
         tmp_path / "critic_tgt.pt",
     )
     agent = _agent()
-    agent.actor.net[0].weight.data.fill_(0.123)  # type: ignore[operator]
-    before = {k: v.clone() for k, v in agent.actor.state_dict().items()}
+    agent.parts.actor.net.net[0].weight.data.fill_(0.123)  # type: ignore[operator]
+    before = {k: v.clone() for k, v in agent.parts.actor.net.state_dict().items()}
     with pytest.raises(ValueError, match=r"critic_tgt\.pt does not match this SAC's network"):
         agent.load_params(tmp_path)
-    assert all(torch.equal(v, agent.actor.state_dict()[k]) for k, v in before.items())
+    assert all(torch.equal(v, agent.parts.actor.net.state_dict()[k]) for k, v in before.items())

@@ -33,7 +33,9 @@ AGENTS: dict[str, Callable[[int], Dqn | Iqn | Sac]] = {
 def test_an_acting_copy_built_elsewhere_acts_as_the_learner_after_loading_its_state(name: str) -> None:
     learner, actor = AGENTS[name](0), AGENTS[name](1)
     with torch.no_grad():  # the learner has trained: its weights differ from any fresh copy's
-        for p in (learner.actor if isinstance(learner, Sac) else learner.net).parameters():
+        for p in (
+            learner.parts.actor.net if isinstance(learner, Sac) else learner.parts.net.net
+        ).parameters():
             p.add_(torch.randn_like(p))
     state = pickle.loads(pickle.dumps(learner.acting_state()))  # what crosses the process boundary
     assert all(isinstance(v, np.ndarray) for part in state.values() for v in part.values())
@@ -49,11 +51,11 @@ def test_loading_copies_so_the_learner_training_on_does_not_change_the_actor() -
     learner = Dqn(DqnConfig(hidden=(16,)), Spaces(obs_shape=(4,), n_actions=3), seed=0)
     actor = Dqn(DqnConfig(hidden=(16,)), Spaces(obs_shape=(4,), n_actions=3), seed=1)
     actor.load_acting_state(learner.acting_state(), env_steps=0)
-    before = [p.clone() for p in actor.net.parameters()]
+    before = [p.clone() for p in actor.parts.net.net.parameters()]
     with torch.no_grad():
-        for p in learner.net.parameters():
+        for p in learner.parts.net.net.parameters():
             p.add_(1.0)
-    assert all(torch.equal(a, b) for a, b in zip(actor.net.parameters(), before, strict=True))
+    assert all(torch.equal(a, b) for a, b in zip(actor.parts.net.net.parameters(), before, strict=True))
 
 
 def test_epsilon_follows_the_runs_env_steps_over_all_actors() -> None:

@@ -85,29 +85,33 @@ def test_train_mode_acts_uniformly_until_the_first_update_then_adds_noise_eval_i
 def test_the_policy_and_the_targets_move_only_every_policy_delay_updates() -> None:
     agent = _agent()
     buffer = _buffer(64)
-    actor, critic, actor_tgt = _params(agent.actor), _params(agent.critic), _params(agent.actor_tgt)
+    actor, critic, actor_tgt = (
+        _params(agent.parts.actor.net),
+        _params(agent.parts.critic.net),
+        _params(agent.parts.actor.target),
+    )
     first = agent.opt(buffer)
     assert first is not None
     assert "train/actor_loss" not in first
-    assert not _same(critic, _params(agent.critic))
-    assert _same(actor, _params(agent.actor))
-    assert _same(actor_tgt, _params(agent.actor_tgt))
+    assert not _same(critic, _params(agent.parts.critic.net))
+    assert _same(actor, _params(agent.parts.actor.net))
+    assert _same(actor_tgt, _params(agent.parts.actor.target))
     second = agent.opt(buffer)
     assert second is not None
     assert "train/actor_loss" in second
-    assert not _same(actor, _params(agent.actor))
-    assert not _same(actor_tgt, _params(agent.actor_tgt))
+    assert not _same(actor, _params(agent.parts.actor.net))
+    assert not _same(actor_tgt, _params(agent.parts.actor.target))
 
 
 def test_the_target_critics_follow_by_polyak_averaging_on_policy_updates() -> None:
     agent = _agent(Td3Config(actor_hidden=(8,), critic_hidden=(8,), batch_size=16, policy_delay=1, tau=0.25))
-    online, target = _params(agent.critic), _params(agent.critic_tgt)
+    online, target = _params(agent.parts.critic.net), _params(agent.parts.critic.target)
     agent.opt(_buffer(32))
     for new_online, old_target, new_target in zip(
-        _params(agent.critic), target, _params(agent.critic_tgt), strict=True
+        _params(agent.parts.critic.net), target, _params(agent.parts.critic.target), strict=True
     ):
         assert torch.allclose(new_target, 0.25 * new_online + 0.75 * old_target, atol=1e-6)
-    assert not _same(online, _params(agent.critic))
+    assert not _same(online, _params(agent.parts.critic.net))
 
 
 def test_ddpg_is_one_critic_without_smoothing_or_delay_and_explores_with_ou() -> None:
@@ -138,7 +142,7 @@ def test_save_then_load_continues_exactly(tmp_path: Path) -> None:
     twin = _agent()
     twin.load_params(tmp_path)
     assert twin.updates == agent.updates == 3
-    for a, b in zip(_params(agent.actor_tgt), _params(twin.actor_tgt), strict=True):
+    for a, b in zip(_params(agent.parts.actor.target), _params(twin.parts.actor.target), strict=True):
         assert torch.equal(a, b)
     obs = np.ones(4, np.float32)
     assert np.array_equal(agent.sample(obs), twin.sample(obs))  # the same generator state: the same noise
@@ -175,5 +179,7 @@ def test_learning_does_not_depend_on_the_units_of_the_action_box() -> None:
         wide.opt(wide_buffer)
         unit.opt(unit_buffer)
     for module in ("actor", "critic"):
-        pairs = zip(_params(getattr(wide, module)), _params(getattr(unit, module)), strict=True)
+        pairs = zip(
+            _params(getattr(wide.parts, module).net), _params(getattr(unit.parts, module).net), strict=True
+        )
         assert all(torch.allclose(a, b, atol=1e-5) for a, b in pairs), module

@@ -42,17 +42,22 @@ def test_actor_loss_by_hand_with_lambda_held_constant() -> None:
 
 def test_the_policy_and_targets_move_every_second_update_only() -> None:
     agent, dataset = _agent(), _dataset()
-    actor, actor_tgt, critic_tgt = _params(agent.actor), _params(agent.actor_tgt), _params(agent.critic_tgt)
+    parts = agent.parts
+    actor, actor_tgt, critic_tgt = (
+        _params(parts.actor.net),
+        _params(parts.actor.target),
+        _params(parts.critic.target),
+    )
     first = agent.opt(dataset)
     assert first is not None
     assert "train/actor_loss" not in first
-    assert all(torch.equal(a, b) for a, b in zip(actor, _params(agent.actor), strict=True))
-    assert all(torch.equal(a, b) for a, b in zip(critic_tgt, _params(agent.critic_tgt), strict=True))
+    assert all(torch.equal(a, b) for a, b in zip(actor, _params(parts.actor.net), strict=True))
+    assert all(torch.equal(a, b) for a, b in zip(critic_tgt, _params(parts.critic.target), strict=True))
     second = agent.opt(dataset)
     assert second is not None
     assert "train/actor_loss" in second
-    assert not all(torch.equal(a, b) for a, b in zip(actor, _params(agent.actor), strict=True))
-    assert not all(torch.equal(a, b) for a, b in zip(actor_tgt, _params(agent.actor_tgt), strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(actor, _params(parts.actor.net), strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(actor_tgt, _params(parts.actor.target), strict=True))
 
 
 @pytest.mark.functional

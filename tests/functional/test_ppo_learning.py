@@ -103,7 +103,8 @@ def test_ppo_n_plus_resume_plus_n_equals_2n(tmp_path: Path) -> None:
     resumed, resumed_scores = _train(12, tmp_path / "split", resume_from=checkpoint)
     assert resumed_scores == whole_scores
     assert first_scores == whole_scores[:2]
-    for a, b in zip(whole.net.state_dict().values(), resumed.net.state_dict().values(), strict=True):
+    whole_net, resumed_net = whole.parts.model.net, resumed.parts.model.net
+    for a, b in zip(whole_net.state_dict().values(), resumed_net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
     assert (resumed.obs_rms.mean == whole.obs_rms.mean).all()
     assert (resumed._returns == whole._returns).all()

@@ -82,7 +82,7 @@ if resume_from is None:
     clear_checkpoints(model_dir) if model_dir.is_dir() else None
 trainer.train(agent, BufferedRecorder(), DefaultEvaluatorConfig(n_episodes=1).build(eval_env),
               resume_from=resume_from)
-torch.save(agent.net.state_dict(), model_dir / "final_qnet.pt")
+torch.save(agent.parts.net.net.state_dict(), model_dir / "final_qnet.pt")
 print("events", events)
 """
 

@@ -36,7 +36,7 @@ def _scaled(agent: Dqn | Iqn | Sac, factor: float) -> Dqn | Iqn | Sac:
     """Output layers scaled up so values are as large as a trained CartPole Q-network's (tens), where a
     float32 rounding difference would show."""
     with torch.no_grad():
-        modules = (agent.actor if isinstance(agent, Sac) else agent.net).modules()
+        modules = (agent.parts.actor.net if isinstance(agent, Sac) else agent.parts.net.net).modules()
         last = [m for m in modules if isinstance(m, torch.nn.Linear)][-1]
         last.weight.mul_(factor)
     return agent

@@ -44,7 +44,7 @@ def _ppo(discrete: bool, activation: str) -> Ppo:
     )
     agent.obs_rms.mean, agent.obs_rms.var = STATS[0], STATS[1] ** 2  # a trained run's statistics
     with torch.no_grad():
-        agent.net.action_net.weight.mul_(100.0)  # logits and means as large as a trained policy's
+        agent.parts.model.net.action_net.weight.mul_(100.0)  # logits and means as large as a trained policy's
     return agent
 
 

@@ -200,7 +200,7 @@ def test_dqn_trains_offline_and_resumes_exactly(tmp_path: Path) -> None:
     train(tmp_path / "split", 20)
     assert latest_checkpoint(tmp_path / "split") == tmp_path / "split" / "20"
     resumed = train(tmp_path / "split", 40, resume_from=tmp_path / "split" / "20")
-    for a, b in zip(whole.net.parameters(), resumed.net.parameters(), strict=True):
+    for a, b in zip(whole.parts.net.net.parameters(), resumed.parts.net.net.parameters(), strict=True):
         assert torch.equal(a, b)
     assert load_meta(tmp_path / "split" / "40")["config"]["dataset"] == {"path": str(data)}
 

@@ -27,6 +27,7 @@ from border_py.plot import (
 )
 from border_py.recorders import TensorboardRecorder
 from border_py.run import experiment_to_dict, zoo
+from border_py.run.codec import with_defaults
 
 
 def _run(
@@ -87,8 +88,10 @@ def test_a_run_written_before_a_field_existed_groups_with_one_written_after(tmp_
         if seed == 0:
             del data["evaluator"]["envs"]
         _run(tmp_path / "dqn" / f"seed{seed}", seed, 1e-3, [1.0, 2.0], config=data)
-    groups = group_runs(find_runs([tmp_path]), "eval/episode_return")
+    groups = group_runs(find_runs([tmp_path]), "eval/episode_return", with_defaults)
     assert [(g.label, len(g.curves)) for g in groups] == [("dqn", 2)]
+    as_written = group_runs(find_runs([tmp_path]), "eval/episode_return")  # below the run layer: no defaults
+    assert sorted(len(g.curves) for g in as_written) == [1, 1]
 
 
 def test_env_steps_come_from_the_recorded_counter(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).parents[2]
 PACKAGE = ROOT / "border_py"
 MAX_MODULE_LINES = 400
@@ -42,12 +40,16 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _every_python_file() -> dict[str, Path]:
-    """The package, the examples, the benchmarks and the tests: the size rules hold for every one."""
+def _every_python_file(
+    folders: tuple[str, ...] = ("examples", "benchmarks", "campaigns", "tests"),
+) -> dict[str, Path]:
+    """The package and ``folders`` (by default the examples, the benchmarks, the campaigns and the tests:
+    the size rules hold for every one)."""
     found = dict(_modules())
-    for folder in ("examples", "benchmarks", "campaigns", "tests"):
+    for folder in folders:
         for path in sorted((ROOT / folder).rglob("*.py")):
-            found[".".join(path.relative_to(ROOT).with_suffix("").parts)] = path
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
 
@@ -79,6 +81,8 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     for node in tree.body:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             continue
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ == '__main__'":
+            continue  # runs only as the program (``python -m``), a module of its own that nothing imports
         for sub in ast.walk(node):
             if isinstance(sub, ast.Import):
                 found |= {a.name for a in sub.names if a.name in modules}
@@ -93,28 +97,66 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {m for m in found if m in modules and m != name}
 
 
-def test_the_import_graph_has_no_cycle() -> None:
-    modules = _modules()
-    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+CODE_FOLDERS = ("examples", "benchmarks", "campaigns")
+"""The repository's programs beside the package: their imports close no cycle either."""
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of ``graph`` (its nodes, the first repeated at the end), or ``None``."""
     done: set[str] = set()
 
-    def visit(name: str, stack: list[str]) -> None:
+    def visit(name: str, stack: list[str]) -> list[str] | None:
         if name in stack:
-            pytest.fail("import cycle: " + " -> ".join([*stack[stack.index(name) :], name]))
+            return [*stack[stack.index(name) :], name]
         if name in done:
-            return
-        for target in sorted(graph[name]):
-            visit(target, [*stack, name])
+            return None
+        for target in sorted(graph.get(name, ())):
+            found = visit(target, [*stack, name])
+            if found:
+                return found
         done.add(name)
+        return None
 
-    for name in sorted(graph):
-        visit(name, [])
+    return next((c for c in (visit(name, []) for name in sorted(graph)) if c), None)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module of the package and of `CODE_FOLDERS` and the modules of both it imports at run time."""
+    modules = _every_python_file(CODE_FOLDERS)
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    graph = _import_graph()
+    cycle = _cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
     assert "border_py.trainer.bookkeeper" in graph["border_py.trainer.loop"]  # the walk sees imports
     assert "border_py.agents.sac.agent" in graph["border_py.agents.sac.config"]  # and lazy ones
+    assert "campaigns.mujoco_report" in graph["campaigns.mujoco"]  # and the campaigns'
+    assert {"examples.dqn_cartpole", "benchmarks.run", "campaigns.jobs"} <= set(graph)
 
 
-RUN_LAYER = {"arguments", "cli", "codec", "commands", "experiment", "outputs", "pairing", "program",
-             "recording", "rundir", "saved", "sizes", "tune", "zoo", "zoo_datasets"}  # fmt: skip
+def _floor(module: str) -> str:
+    """The floor a module stands on: its package below ``border_py`` (``border_py.agents``), a module
+    directly in ``border_py`` (``border_py.plot``), or its folder beside it (``campaigns``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "border_py" else parts[0]
+
+
+def test_the_floors_have_no_cycle() -> None:
+    """No package reaches back up to one that imports it: the agents do not import the exporters that
+    import them, the plots do not import the run layer that draws them."""
+    floors: dict[str, set[str]] = {}
+    for name, targets in _import_graph().items():
+        floors.setdefault(_floor(name), set()).update(_floor(t) for t in targets if _floor(t) != _floor(name))
+    cycle = _cycle(floors)
+    assert cycle is None, "floors importing each other: " + " -> ".join(cycle or [])
+    assert "border_py.agents" in floors["border_py.export"]  # the floors see the imports
+    assert "border_py.numpy_mlp" in floors["border_py.agents"]
+
+
+RUN_LAYER = {"arguments", "cli", "codec", "commands", "experiment", "held_warnings", "outputs", "pairing",
+             "program", "recording", "rundir", "saved", "sizes", "tune", "zoo", "zoo_datasets"}  # fmt: skip
 """What ``border_py.run`` holds: the CLI's verbs and what an experiment needs, nothing a maintainer's
 campaign alone uses (those live in ``campaigns/``)."""
 

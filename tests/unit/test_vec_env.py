@@ -249,13 +249,13 @@ def test_the_trainer_counts_n_env_steps_per_call_and_runs_every_opt_due() -> Non
         SimpleReplayBufferConfig(capacity=1000),
     )
     dqn = Dqn(DqnConfig(batch_size=32), Spaces(obs_shape=(4,), n_actions=2), seed=0)
-    before = [p.detach().clone() for p in dqn.net.parameters()]
+    before = [p.detach().clone() for p in dqn.parts.net.net.parameters()]
     result = trainer.train(dqn, NullRecorder())
     # Warm-up ends at env step 64; each call then passes 2 multiples of 2: 5 calls for 10 opt steps.
     assert (result.opt_steps, result.env_steps) == (10, 84)
     assert dqn.opt_steps == 10
     assert dqn.explorer.n_steps == 84  # type: ignore[union-attr]  # one explored action per env step
-    assert any(not torch.equal(b, p) for b, p in zip(before, dqn.net.parameters(), strict=True))
+    assert any(not torch.equal(b, p) for b, p in zip(before, dqn.parts.net.net.parameters(), strict=True))
 
 
 def test_a_vector_env_resumes_with_new_episodes() -> None:

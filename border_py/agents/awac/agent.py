@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from border_py.agents.iql.losses import advantage_weights, value_target
-from border_py.agents.offline_base import GaussianActorCritic, ObsStats
-from border_py.agents.toolkit import update_target
+from border_py.agents.offline_base import ActorCriticParts, GaussianActorCritic, ObsStats
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -16,7 +15,7 @@ if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.awac.config import AwacConfig
 
 
-class Awac(GaussianActorCritic):
+class Awac(GaussianActorCritic["AwacConfig", ActorCriticParts]):
     """Advantage-weighted actor-critic (Nair et al., 2020), for Box actions: offline pre-training, then
     online fine-tuning from the same checkpoint with the online trainer (train mode samples actions).
 
@@ -46,23 +45,25 @@ class Awac(GaussianActorCritic):
         self, config: AwacConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
         super().__init__("AWAC", config, spaces, seed, obs_stats)
-        self.config = config
+        actor, critic = self._actor_critic(seed)
+        self.parts = ActorCriticParts(normalizer=self._normalizer(obs_stats), actor=actor, critic=critic)
 
     def _update(self, batch: TransitionBatch) -> dict[str, float]:
         c, b = self.config, batch
+        actor, critic = self.parts.actor.net, self.parts.critic
         act = self._unit(b.act)
         with torch.no_grad():
-            next_act = self.actor.sample(b.next_obs, self.generator).clamp(-1.0, 1.0)
-            next_q = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
-            pi_act = self.actor.sample(b.obs, self.generator).clamp(-1.0, 1.0)
-            v_pi = self.critic(b.obs, pi_act).min(dim=0).values
+            next_act = actor.sample(b.next_obs, self.generator).clamp(-1.0, 1.0)
+            next_q = critic.target(b.next_obs, next_act).min(dim=0).values
+            pi_act = actor.sample(b.obs, self.generator).clamp(-1.0, 1.0)
+            v_pi = critic.net(b.obs, pi_act).min(dim=0).values
         critic_loss, q = self._critic_step(
             b.obs, act, value_target(b.reward, b.is_terminated, b.discount, next_q)
         )
         advantage = q.min(dim=0).values - v_pi
         weight = advantage_weights(advantage, 1.0 / c.lam, c.max_weight)
         actor_loss = self._actor_step(b.obs, act, weight)
-        update_target(self._tgt_params, self._critic_params, c.tau)
+        critic.update_target(c.tau)
         return {
             "train/critic_loss": critic_loss,
             "train/actor_loss": actor_loss,

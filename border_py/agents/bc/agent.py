@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
 import torch
 from torch import nn
 
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
 from border_py.agents.greedy import F32, linear_layers
+from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.offline_base import ObsStats, OfflineAgent
+from border_py.agents.parts import Saved, Trained, seeded
 from border_py.agents.policies import GaussianPolicy
-from border_py.agents.toolkit import adam, gradient_step, mlp
+from border_py.agents.toolkit import mlp
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -19,7 +22,15 @@ if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.bc.config import BcConfig
 
 
-class Bc(OfflineAgent):
+@attrs.frozen
+class BcParts:
+    """BC's parts: the observation normaliser and the policy (an MLP, or a `GaussianPolicy`)."""
+
+    normalizer: Saved[ObsNormalizer]
+    policy: Trained[nn.Module]
+
+
+class Bc(OfflineAgent["BcConfig", BcParts]):
     """Behaviour cloning: fits the dataset's actions. Discrete actions by cross-entropy (acting with the
     argmax); continuous ones by regression of the unit action (``deterministic``, ``tanh`` output) or by
     the log-likelihood of a Gaussian (acting with its mean). It acts the same way in train and eval mode.
@@ -43,51 +54,42 @@ class Bc(OfflineAgent):
         self, config: BcConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
         super().__init__("BC", config, spaces, seed, obs_stats)
-        self.config = config
         obs_dim, n_actions = spaces.obs_dim, spaces.n_actions
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+        with seeded(seed):
+            policy: nn.Module
             if n_actions is not None:
-                self.policy: nn.Module = mlp(obs_dim, n_actions, config.hidden)
+                policy = mlp(obs_dim, n_actions, config.hidden)
             elif config.policy == "gaussian":
-                self.policy = GaussianPolicy(obs_dim, self._act_dim, config.hidden)
+                policy = GaussianPolicy(obs_dim, self._box.dim, config.hidden)
             else:
-                self.policy = mlp(obs_dim, self._act_dim, config.hidden)
-        self.policy.to(self.device)
-        self._params: list[torch.Tensor] = list(self.policy.parameters())
-        self.optimizer = adam(self._params, config.lr)
-
-    @property
-    def _act_dim(self) -> int:
-        assert self.scale is not None
-        return self.scale.dim
+                policy = mlp(obs_dim, self._box.dim, config.hidden)
+        self.parts = BcParts(
+            normalizer=self._normalizer(obs_stats),
+            policy=Trained.adam(policy, "policy.pt", "policy", config.lr, self.device),
+        )
 
     def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
+        policy = self.parts.policy.net
         if self.scale is None:
-            logits: torch.Tensor = self.policy(obs)
+            logits: torch.Tensor = policy(obs)
             return logits.argmax(-1)
-        if isinstance(self.policy, GaussianPolicy):
-            unit, _ = self.policy(obs)
+        if isinstance(policy, GaussianPolicy):
+            unit, _ = policy(obs)
         else:
-            unit = torch.tanh(self.policy(obs))
+            unit = torch.tanh(policy(obs))
         return self.scale.from_unit(unit)
 
     def _update(self, batch: TransitionBatch) -> dict[str, float]:
+        policy = self.parts.policy.net
         if self.scale is None:
-            loss = classification_loss(self.policy(batch.obs), batch.act)
-        elif isinstance(self.policy, GaussianPolicy):
-            loss = likelihood_loss(self.policy.log_prob(batch.obs, self.scale.to_unit(batch.act)))
+            loss = classification_loss(policy(batch.obs), batch.act)
+        elif isinstance(policy, GaussianPolicy):
+            loss = likelihood_loss(policy.log_prob(batch.obs, self.scale.to_unit(batch.act)))
         else:
-            loss = regression_loss(torch.tanh(self.policy(batch.obs)), self.scale.to_unit(batch.act))
-        gradient_step(self.optimizer, loss, self._params, None)
+            loss = regression_loss(torch.tanh(policy(batch.obs)), self.scale.to_unit(batch.act))
+        self.parts.policy.step(loss)
         return {"train/loss": float(loss.detach())}
 
-    def _networks(self) -> dict[str, nn.Module]:
-        return {"policy.pt": self.policy}
-
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
-        policy = self.policy
+        policy = self.parts.policy.net
         return linear_layers(policy.net if isinstance(policy, GaussianPolicy) else policy)
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {"policy": self.optimizer}

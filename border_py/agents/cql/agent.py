@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import TYPE_CHECKING
 
+import attrs
 import torch
 from torch import nn
 
 from border_py.agents.cql.losses import conservative_gap, conservative_penalty, uniform_log_density
 from border_py.agents.greedy import F32, linear_layers, mean_head
+from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.offline_base import ObsStats, OfflineAgent
+from border_py.agents.parts import Saved, Scalar, Tracked, Trained, seeded
 from border_py.agents.sac.losses import actor_loss, alpha_loss, squashed_gaussian_log_prob
 from border_py.agents.sac.model import GaussianActor
 from border_py.agents.td3.losses import td_target
-from border_py.agents.toolkit import CriticEnsemble, adam, descend, frozen, update_target
+from border_py.agents.toolkit import CriticEnsemble, frozen
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -23,7 +25,21 @@ if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.cql.config import CqlConfig
 
 
-class Cql(OfflineAgent):
+@attrs.frozen
+class CqlParts:
+    """CQL's parts: the observation normaliser, SAC's policy, the critics with their targets, and the
+    log-coefficients (saved together in ``coefficients.pt``): the entropy's ``log_alpha`` and the
+    Lagrangian's ``log_alpha_prime``, each with its Adam."""
+
+    normalizer: Saved[ObsNormalizer]
+    actor: Trained[GaussianActor]
+    critic: Tracked[CriticEnsemble]
+    coefficients: Saved[nn.ParameterDict]
+    log_alpha: Scalar
+    log_alpha_prime: Scalar
+
+
+class Cql(OfflineAgent["CqlConfig", CqlParts]):
     """Conservative Q-learning (Kumar et al., 2020), continuous CQL(H) on SAC, for Box actions.
 
     The networks work on unit actions (the Box mapped to ``[-1, 1]``). Each update, on a batch:
@@ -63,46 +79,41 @@ class Cql(OfflineAgent):
     ) -> None:
         spaces.need_box("CQL")
         super().__init__("CQL", config, spaces, seed, obs_stats)
-        assert self.scale is not None
-        obs_dim, c = spaces.obs_dim, config
-        self.config = config
-        self.act_dim = act_dim = self.scale.dim
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            self.actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max)
-            self.actor = self.actor.to(self.device)
-            self.critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics).to(self.device)
-        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
+        c, device = config, self.device
+        obs_dim, act_dim = spaces.obs_dim, self._box.dim
+        with seeded(seed):
+            actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max)
+            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
         # log alpha (entropy) and log alpha' (the Lagrangian's; e as in CORL and the authors' code).
-        self.coefficients = nn.ParameterDict(
-            {
-                "log_alpha": nn.Parameter(torch.tensor(math.log(c.init_alpha))),
-                "log_alpha_prime": nn.Parameter(torch.tensor(1.0)),
-            }
-        ).to(self.device)
-        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
-        self._critic_params: list[torch.Tensor] = list(self.critic.parameters())
-        self._tgt_params: list[torch.Tensor] = list(self.critic_tgt.parameters())
-        self._log_alpha = self.coefficients["log_alpha"]
-        self._log_alpha_prime = self.coefficients["log_alpha_prime"]
-        self.actor_optimizer = adam(self._actor_params, c.actor_lr)
-        self.critic_optimizer = adam(self._critic_params, c.critic_lr)
-        self.alpha_optimizer = adam([self._log_alpha], c.actor_lr)
-        self.alpha_prime_optimizer = adam([self._log_alpha_prime], c.critic_lr)
+        logs = {"log_alpha": math.log(c.init_alpha), "log_alpha_prime": 1.0}
+        coefficients = Saved.on(
+            nn.ParameterDict({k: nn.Parameter(torch.tensor(v)) for k, v in logs.items()}),
+            "coefficients.pt",
+            device,
+        )
+        self.parts = CqlParts(
+            normalizer=self._normalizer(obs_stats),
+            actor=Trained.adam(actor, "actor.pt", "actor", c.actor_lr, device),
+            critic=Tracked.adam_with_target(
+                critic, "critic.pt", "critic", c.critic_lr, device, "critic_tgt.pt"
+            ),
+            coefficients=coefficients,
+            log_alpha=Scalar.adam_of(coefficients.net["log_alpha"], "alpha", c.actor_lr),
+            log_alpha_prime=Scalar.adam_of(coefficients.net["log_alpha_prime"], "alpha_prime", c.critic_lr),
+        )
         self.target_entropy = -float(act_dim) if c.target_entropy is None else c.target_entropy
-        self._one = torch.ones(act_dim, device=self.device)
+        self._one = torch.ones(act_dim, device=device)
         self._uniform_log_density = uniform_log_density(act_dim)
 
     def alpha(self) -> float:
         """The current entropy coefficient."""
-        return float(self._log_alpha.detach().exp())
+        return self.parts.log_alpha.exp()
 
     def _policy_act(self, obs: torch.Tensor) -> torch.Tensor:
-        assert self.scale is not None
-        mean, log_std = self.actor(obs)
+        mean, log_std = self.parts.actor.net(obs)
         if self._train:
-            return self.scale.from_unit(self._draw((mean, log_std), 1)[0][:, 0])
-        return self.scale.from_unit(torch.tanh(mean))
+            return self._box.from_unit(self._draw((mean, log_std), 1)[0][:, 0])
+        return self._box.from_unit(torch.tanh(mean))
 
     def _draw(self, policy: tuple[torch.Tensor, torch.Tensor], n: int) -> tuple[torch.Tensor, torch.Tensor]:
         """``n`` reparameterised unit actions per state from the policy's ``(mean, log_std)``,
@@ -114,18 +125,18 @@ class Cql(OfflineAgent):
 
     def _update(self, batch: TransitionBatch) -> dict[str, float]:
         c, b, n = self.config, batch, self.config.n_actions
-        assert self.scale is not None
-        alpha = self._log_alpha.detach().exp()
+        actor, critic, log_alpha_prime = self.parts.actor.net, self.parts.critic, self.parts.log_alpha_prime
+        alpha = self.parts.log_alpha.value.detach().exp()
         with torch.no_grad():
-            next_act, next_log_prob = self._draw(self.actor(b.next_obs), 1 + n)
-            next_q = self.critic_tgt(b.next_obs, next_act[:, 0]).min(dim=0).values
+            next_act, next_log_prob = self._draw(actor(b.next_obs), 1 + n)
+            next_q = critic.target(b.next_obs, next_act[:, 0]).min(dim=0).values
             if c.backup_entropy:
                 next_q = next_q - alpha * next_log_prob[:, 0]
             target = td_target(b.reward, b.is_terminated, b.discount, next_q)
         # One draw from pi(s) serves the policy's loss (column 0, with its gradient) and the penalty.
-        act_pi, log_prob_pi = self._draw(self.actor(b.obs), 1 + n)
+        act_pi, log_prob_pi = self._draw(actor(b.obs), 1 + n)
         uniform = 2.0 * torch.rand(act_pi[:, 1:].shape, generator=self.generator, device=self.device) - 1.0
-        data_act = self.scale.to_unit(b.act).clamp(-1.0, 1.0).unsqueeze(1)
+        data_act = self._box.to_unit(b.act).clamp(-1.0, 1.0).unsqueeze(1)
         acts = torch.cat([data_act, uniform, act_pi[:, 1:].detach(), next_act[:, 1:]], dim=1)
         log_density = torch.cat(
             [
@@ -135,54 +146,37 @@ class Cql(OfflineAgent):
             ],
             dim=1,
         )
-        q = self.critic(b.obs.unsqueeze(1).expand(-1, acts.shape[1], -1), acts)
+        q = critic.net(b.obs.unsqueeze(1).expand(-1, acts.shape[1], -1), acts)
         td_loss = ((q[..., 0] - target) ** 2).mean(dim=1).sum()
         gap = conservative_gap(q, n, log_density, c.temperature)
         penalty, prime_loss = conservative_penalty(
-            gap, c.cql_alpha, self._log_alpha_prime, c.target_action_gap
+            gap, c.cql_alpha, log_alpha_prime.value, c.target_action_gap
         )
-        descend(self.critic_optimizer, td_loss + penalty, self._critic_params)
+        critic.step(td_loss + penalty)
         record = {
             "train/critic_loss": float(td_loss.detach()),
             "train/cql_gap": float(gap.detach().mean()),
             "train/q_mean": float(q[..., 0].detach().mean()),
         }
         if prime_loss is not None:
-            descend(self.alpha_prime_optimizer, prime_loss, [self._log_alpha_prime])
-            record["train/alpha_prime"] = float(self._log_alpha_prime.detach().exp())
+            log_alpha_prime.step(prime_loss)
+            record["train/alpha_prime"] = log_alpha_prime.exp()
         record.update(self._policy_step(b.obs, act_pi[:, 0], log_prob_pi[:, 0], alpha))
-        update_target(self._tgt_params, self._critic_params, c.tau)
+        critic.update_target(c.tau)
         return record
 
     def _policy_step(
         self, obs: torch.Tensor, act: torch.Tensor, log_prob: torch.Tensor, alpha: torch.Tensor
     ) -> dict[str, float]:
-        with frozen(self._critic_params):  # only the policy's gradient is wanted
-            loss = actor_loss(log_prob, self.critic(obs, act).min(dim=0).values, alpha)
-        descend(self.actor_optimizer, loss, self._actor_params)
+        critic, log_alpha = self.parts.critic, self.parts.log_alpha
+        with frozen(critic.params):  # only the policy's gradient is wanted
+            loss = actor_loss(log_prob, critic.net(obs, act).min(dim=0).values, alpha)
+        self.parts.actor.step(loss)
         record = {"train/actor_loss": float(loss.detach()), "train/entropy": float(-log_prob.detach().mean())}
         if self.config.auto_alpha:
-            loss_alpha = alpha_loss(self._log_alpha, log_prob.detach(), self.target_entropy)
-            descend(self.alpha_optimizer, loss_alpha, [self._log_alpha])
+            log_alpha.step(alpha_loss(log_alpha.value, log_prob.detach(), self.target_entropy))
         record["train/alpha"] = self.alpha()
         return record
 
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
-        assert self.scale is not None
-        return mean_head(linear_layers(self.actor.net), self.scale.dim)
-
-    def _networks(self) -> dict[str, nn.Module]:
-        return {
-            "actor.pt": self.actor,
-            "critic.pt": self.critic,
-            "critic_tgt.pt": self.critic_tgt,
-            "coefficients.pt": self.coefficients,
-        }
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {
-            "actor": self.actor_optimizer,
-            "critic": self.critic_optimizer,
-            "alpha": self.alpha_optimizer,
-            "alpha_prime": self.alpha_prime_optimizer,
-        }
+        return mean_head(linear_layers(self.parts.actor.net.net), self._box.dim)

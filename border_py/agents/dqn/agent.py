@@ -1,5 +1,4 @@
-"""The DQN agent: its Q-network and TD loss on top of
-`ValueBasedAgent`."""
+"""The DQN agent: its Q-network and TD loss on `border_py.agents.value_based.ValueBasedAgent`."""
 
 from __future__ import annotations
 
@@ -18,7 +17,8 @@ from border_py.agents.greedy import (
     linear_layers,
     refuse_encoder,
 )
-from border_py.agents.toolkit import NumpyMlp, torch_device
+from border_py.agents.parts import seeded
+from border_py.agents.toolkit import NumpyMlp
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.dqn.config import DqnConfig
 
 
-class Dqn(ValueBasedAgent[QNetwork]):
+class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
     """Deep Q-network (Mnih et al., 2015) with target network, double DQN, dueling head, Huber/MSE loss,
     gradient clipping, prioritized replay and n-step targets (each transition's ``discount``).
 
@@ -53,18 +53,16 @@ class Dqn(ValueBasedAgent[QNetwork]):
         True
     """
 
+    name = "DQN"
+
     def __init__(self, config: DqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete("DQN")
-        self.config = config
-        self.obs_dim = obs_dim = spaces.obs_dim
+        n_actions = spaces.need_discrete(self.name)
         shape = observation_shape(spaces, config.encoder)
-        device = torch_device(config.device)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+        with seeded(seed):
             encoder = None if config.encoder is None else config.encoder.build(shape)
-            net = QNetwork(obs_dim, n_actions, config.hidden, config.dueling, encoder).to(device)
-        super().__init__(config, net, n_actions, shape, device, seed, "DQN", ("qnet.pt", "qnet_tgt.pt"))
-        if config.numpy_acting and device.type == "cpu" and encoder is None and not config.dueling:
+            net = QNetwork(spaces.obs_dim, n_actions, config.hidden, config.dueling, encoder)
+        super().__init__(config, net, spaces, seed, files=("qnet.pt", "qnet_tgt.pt"), obs_shape=shape)
+        if config.numpy_acting and self.device.type == "cpu" and encoder is None and not config.dueling:
             self._numpy_values = NumpyMlp(net.net)
 
     def greedy_policy(self) -> GreedyPolicy:
@@ -75,32 +73,33 @@ class Dqn(ValueBasedAgent[QNetwork]):
             ValueError: the network has a CNN encoder (export writes MLP policies).
         """
         refuse_encoder("DQN", self.config.encoder)
+        net = self.parts.net.net
         if not self.config.dueling:
-            layers = linear_layers(self.net.net)
+            layers = linear_layers(net.net)
             return MlpParts(
                 obs_mean=None, obs_std=None, obs_clip=None, layers=layers, activation="relu", head="argmax"
             )
         names = ArrayNames()
         network = {
-            "trunk": names.add("trunk", self.net.net),
+            "trunk": names.add("trunk", net.net),
             "dueling": True,
-            "value": names.add("value", self.net.value),
-            "advantage": names.add("advantage", self.net.advantage),
+            "value": names.add("value", net.value),
+            "advantage": names.add("advantage", net.advantage),
         }
         action = {"type": "discrete", "n": self.n_actions}
-        module = ArgmaxGreedy(self.net)
+        module = ArgmaxGreedy(net)
         return GreedyNetwork(kind="dqn", network=network, weights=names.weights, action=action, module=module)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
-        q: torch.Tensor = self.net(obs)
+        q: torch.Tensor = self.parts.net.net(obs)
         return q
 
     def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        c, b = self.config, batch
-        q_taken = self.net(b.obs).gather(1, b.act.reshape(-1, 1).long()).squeeze(1)
+        c, b, net = self.config, batch, self.parts.net
+        q_taken = net.net(b.obs).gather(1, b.act.reshape(-1, 1).long()).squeeze(1)
         with torch.no_grad():
-            q_next_online = self.net(b.next_obs) if c.double_dqn else None
-            next_value = next_state_value(self.net_tgt(b.next_obs), q_next_online)
+            q_next_online = net.net(b.next_obs) if c.double_dqn else None
+            next_value = next_state_value(net.target(b.next_obs), q_next_online)
             target = td_target(b.reward, b.is_terminated, next_value, b.discount)
         loss = td_loss(q_taken, target, c.loss, b.weight)
         return loss, target - q_taken.detach(), q_taken.detach().mean()

@@ -1,9 +1,9 @@
-"""The IQN agent: its quantile network and quantile Huber loss on top of
-`ValueBasedAgent`."""
+"""The IQN agent: its quantile network and quantile Huber loss on
+`border_py.agents.value_based.ValueBasedAgent`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -11,8 +11,7 @@ from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, ref
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.iqn.model import IqnNetwork, MeanQuantiles, sample_taus
 from border_py.agents.iqn.taus import EvenTaus, FixedTaus, TauSampling
-from border_py.agents.toolkit import torch_device
-from border_py.agents.torch_agent import restore_generator
+from border_py.agents.parts import seeded
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
@@ -28,7 +27,7 @@ def _of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
     return quantiles.gather(2, index).squeeze(2)
 
 
-class Iqn(ValueBasedAgent[IqnNetwork]):
+class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
     """Implicit quantile networks (Dabney et al., 2018) for discrete actions.
 
     Acting is risk-neutral: the greedy action maximises the mean of the quantiles at ``act_taus``. In train
@@ -56,21 +55,21 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
         True
     """
 
+    name = "IQN"
+    generator: torch.Generator
+    """Draws the uniformly sampled fractions (saved in ``state.pt``)."""
+
     def __init__(self, config: IqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete("IQN")
-        self.config = config
-        self.obs_dim = obs_dim = spaces.obs_dim
+        n_actions = spaces.need_discrete(self.name)
         shape = observation_shape(spaces, config.encoder)
-        device = torch_device(config.device)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            encoder = None if config.encoder is None else config.encoder.build(shape)
-            c = config
-            net = IqnNetwork(obs_dim, n_actions, c.hidden, c.embed_dim, c.n_cos, c.head_hidden, encoder).to(
-                device
+        c = config
+        with seeded(seed):
+            encoder = None if c.encoder is None else c.encoder.build(shape)
+            net = IqnNetwork(
+                spaces.obs_dim, n_actions, c.hidden, c.embed_dim, c.n_cos, c.head_hidden, encoder
             )
-        self.generator = torch.Generator(device).manual_seed(seed)
-        super().__init__(config, net, n_actions, shape, device, seed, "IQN", ("iqn.pt", "iqn_tgt.pt"))
+        super().__init__(config, net, spaces, seed, files=("iqn.pt", "iqn_tgt.pt"), obs_shape=shape)
+        self.generator = torch.Generator(self.device).manual_seed(seed)
 
     def greedy_policy(self) -> GreedyNetwork:
         """The eval-mode policy for export (the ``iqn`` kind): its state, fraction-embedding and head layers
@@ -87,7 +86,7 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
                 f"FixedTaus (it is {self.config.act_taus!r})"
             )
         taus = sample_taus(self.config.act_taus, 1, self.generator, self.device)[0].cpu()
-        names, n = ArrayNames(), self.net
+        names, n = ArrayNames(), self.parts.net.net
         network = {
             "psi": names.add("psi", n.psi),
             "phi": names.add("phi", n.phi),
@@ -102,25 +101,18 @@ class Iqn(ValueBasedAgent[IqnNetwork]):
         return sample_taus(sampling, batch, self.generator, self.device)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
-        q: torch.Tensor = self.net(obs, self._taus(self.config.act_taus, len(obs))).mean(dim=1)
+        q: torch.Tensor = self.parts.net.net(obs, self._taus(self.config.act_taus, len(obs))).mean(dim=1)
         return q
 
     def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        c, b = self.config, batch
+        c, b, net = self.config, batch, self.parts.net
         n = len(b)
         taus = self._taus(c.pred_taus, n)
-        pred = _of_action(self.net(b.obs, taus), b.act.long())  # (batch, N)
+        pred = _of_action(net.net(b.obs, taus), b.act.long())  # (batch, N)
         with torch.no_grad():
-            z_next = self.net_tgt(b.next_obs, self._taus(c.target_taus, n))  # (batch, N', actions)
+            z_next = net.target(b.next_obs, self._taus(c.target_taus, n))  # (batch, N', actions)
             next_quantiles = _of_action(z_next, z_next.mean(dim=1).argmax(dim=1))
             target = quantile_target(b.reward, b.is_terminated, b.discount, next_quantiles)
         per_item = quantile_huber_loss(pred, taus, target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
         return loss, per_item.detach(), pred.detach().mean()
-
-    def _state(self) -> dict[str, Any]:
-        return {**super()._state(), "generator": self.generator.get_state()}
-
-    def _load_state(self, state: dict[str, Any]) -> None:
-        super()._load_state(state)
-        restore_generator(self.generator, state["generator"])

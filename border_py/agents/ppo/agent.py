@@ -5,21 +5,18 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
-from torch import nn
 
 from border_py.agents.greedy import MlpParts, f32, linear_layers
 from border_py.agents.normalization import RunningMeanStd
+from border_py.agents.parts import Trained, seeded
 from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
 from border_py.agents.ppo.model import ActorCritic
-from border_py.agents.toolkit import (
-    adam,
-    gradient_step,
-    torch_device,
-)
-from border_py.agents.torch_agent import TorchAgent, restore_generator
+from border_py.agents.toolkit import torch_device
+from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -31,7 +28,14 @@ if TYPE_CHECKING:  # the config's build() imports this module
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-class Ppo(TorchAgent):
+@attrs.frozen
+class PpoParts:
+    """PPO's parts: the policy and value network (``ppo.pt``) and its Adam (``optimizer``)."""
+
+    model: Trained[ActorCritic]
+
+
+class Ppo(TorchAgent[PpoParts]):
     """Proximal policy optimisation (Schulman et al., 2017) with GAE, over rollouts of a
     `RolloutBuffer`.
 
@@ -75,23 +79,20 @@ class Ppo(TorchAgent):
         self.config = config
         self.obs_dim = obs_dim = spaces.obs_dim
         self.act_dim = spaces.n_actions if spaces.n_actions is not None else spaces.action_dim
-        self.device = torch_device(config.device)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            self.net = ActorCritic(
+        self.device = device = torch_device(config.device)
+        c = config
+        with seeded(seed):
+            model = ActorCritic(
                 obs_dim,
                 self.act_dim,
                 self.discrete,
-                config.hidden,
-                config.activation,
-                config.ortho_init,
-                config.log_std_init,
-                config.gsde,
-            ).to(self.device)
-        self._params: list[torch.Tensor] = list(
-            self.net.parameters()
-        )  # made once: parameters() walks the module tree
-        self.optimizer = adam(self._params, config.lr, eps=config.adam_eps)
+                c.hidden,
+                c.activation,
+                c.ortho_init,
+                c.log_std_init,
+                c.gsde,
+            )
+        self.parts = PpoParts(Trained.adam(model, "ppo.pt", "optimizer", c.lr, device, eps=c.adam_eps))
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.obs_rms = RunningMeanStd((obs_dim,))
         self.ret_rms = RunningMeanStd(())
@@ -100,7 +101,6 @@ class Ppo(TorchAgent):
         self._sde_step = 0
         self.env_steps = 0
         """In env steps: the transitions learnt from so far (what the linear schedules count)."""
-        self.opt_steps = 0
 
     @property
     def batch_size(self) -> int:
@@ -112,12 +112,13 @@ class Ppo(TorchAgent):
 
     def _std(self, latent: torch.Tensor) -> torch.Tensor:
         """The Gaussian's standard deviations ``(batch, act_dim)``."""
-        assert self.net.log_std is not None
+        log_std = self.parts.model.net.log_std
+        assert log_std is not None
         if not self.config.gsde:
-            return self.net.log_std.exp().expand(latent.shape[0], -1)
+            return log_std.exp().expand(latent.shape[0], -1)
         # gSDE: the action noise is latent @ W with W ~ N(0, exp(log_std)^2), so its variance is
         # latent^2 @ exp(log_std)^2; the latent is treated as given (its features are not learnt through it).
-        variance = latent.detach() ** 2 @ self.net.log_std.exp() ** 2
+        variance = latent.detach() ** 2 @ log_std.exp() ** 2
         return torch.sqrt(variance + 1e-6)
 
     def _log_prob_entropy(
@@ -138,7 +139,7 @@ class Ppo(TorchAgent):
         or float32 ``(n, action_dim)``, not clipped)."""
         with torch.inference_mode():
             x = self._norm_obs(torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1))
-            latent, out = self.net.policy(x)
+            latent, out = self.parts.model.net.policy(x)
             if self.discrete:
                 if self._train:  # inverse CDF: one uniform draw per row, cheaper than torch.multinomial
                     u = torch.rand(n, 1, generator=self.generator, device=self.device)
@@ -151,9 +152,10 @@ class Ppo(TorchAgent):
         return actions
 
     def _noise(self, latent: torch.Tensor, n: int) -> torch.Tensor:
-        assert self.net.log_std is not None
+        log_std = self.parts.model.net.log_std
+        assert log_std is not None
         if not self.config.gsde:
-            return self.net.log_std.exp() * torch.randn(
+            return log_std.exp() * torch.randn(
                 latent.shape[0], self.act_dim, generator=self.generator, device=self.device
             )
         freq = self.config.sde_sample_freq
@@ -163,7 +165,7 @@ class Ppo(TorchAgent):
             or self._sde_step == 0
             or (freq is not None and self._sde_step % freq == 0)
         ):
-            std = self.net.log_std.exp()
+            std = log_std.exp()
             self._sde_weights = std * torch.randn(n, *std.shape, generator=self.generator, device=self.device)
         self._sde_step += 1
         return torch.bmm(latent.unsqueeze(1), self._sde_weights).squeeze(1)
@@ -207,8 +209,8 @@ class Ppo(TorchAgent):
         act = rollout.act.reshape(flat) if self.discrete else rollout.act.reshape(flat, -1)
         reward = self._scaled_rewards(rollout)
         with torch.no_grad():
-            latent, out, value = self.net(obs)
-            next_value = self.net.value(self._norm_obs(rollout.next_obs.reshape(flat, -1)))
+            latent, out, value = self.parts.model.net(obs)
+            next_value = self.parts.model.net.value(self._norm_obs(rollout.next_obs.reshape(flat, -1)))
             old_log_prob, _ = self._log_prob_entropy(latent, out, act)
             advantage, returns = gae(
                 reward,
@@ -235,7 +237,7 @@ class Ppo(TorchAgent):
         minimise is under ``loss``."""
         c = self.config
         batch = data if idx is None else {k: v[idx] for k, v in data.items()}
-        latent, out, value = self.net(batch["obs"])
+        latent, out, value = self.parts.model.net(batch["obs"])
         log_prob, entropy = self._log_prob_entropy(latent, out, batch["act"])
         advantage = batch["advantage"]
         if c.normalize_advantage and len(advantage) > 1:
@@ -270,8 +272,7 @@ class Ppo(TorchAgent):
         rollout = buffer.batch(len(buffer)).to(self.device)
         self.env_steps += rollout.shape[0] * rollout.shape[1]
         lr, clip = self._schedules()
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
+        self.parts.model.set_lr(lr)
         data = self._prepare(rollout)
         stats = self._epochs(data, clip)
         if self.config.normalize_obs:  # after the update: the rollout was collected with the old statistics
@@ -289,7 +290,7 @@ class Ppo(TorchAgent):
         )
         if not self.discrete:
             with torch.no_grad():
-                latent, _ = self.net.policy(data["obs"])
+                latent, _ = self.parts.model.net.policy(data["obs"])
                 record["train/std"] = float(self._std(latent).mean())
         return Record(record)
 
@@ -310,7 +311,7 @@ class Ppo(TorchAgent):
                 out = self._minibatch(data, idx, clip)
                 if c.target_kl is not None and float(out["approx_kl"]) > 1.5 * c.target_kl:
                     return stats if stats["policy_loss"] else {k: [float(out[k])] for k in stats}
-                gradient_step(self.optimizer, out["loss"], self._params, c.max_grad_norm)
+                self.parts.model.step(out["loss"], c.max_grad_norm)
                 for k in stats:
                     stats[k].append(float(out[k]))
         return stats
@@ -318,7 +319,7 @@ class Ppo(TorchAgent):
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: observation normalisation (clipped), the policy network, then
         the argmax of its logits, or its mean action clipped to the box (what the env does to it)."""
-        body, head = self.net.body, self.net.action_net
+        body, head = self.parts.model.net.body, self.parts.model.net.action_net
         layers = [
             (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
             for w, b in zip(body.weights, body.biases, strict=True)
@@ -336,29 +337,22 @@ class Ppo(TorchAgent):
             high=high,
         )
 
-    def _modules(self) -> dict[str, nn.Module]:
-        return {"ppo.pt": self.net}
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {"optimizer": self.optimizer}
-
     def _state(self) -> dict[str, Any]:
-        # The normalisation statistics, the env steps the schedules count and the gSDE weights: a resumed
-        # run acts and learns exactly as the uninterrupted one.
+        # Besides opt_steps and the generator: the normalisation statistics, the env steps the schedules
+        # count and the gSDE weights, so that a resumed run acts and learns exactly as the uninterrupted one.
         return {
-            "generator": self.generator.get_state(),
+            **super()._state(),
             "obs_rms": self.obs_rms.state_dict(),
             "ret_rms": self.ret_rms.state_dict(),
             "returns": torch.from_numpy(self._returns),
             "env_steps": self.env_steps,
-            "opt_steps": self.opt_steps,
             "sde": {"weights": self._sde_weights, "step": self._sde_step},
         }
 
     def _load_state(self, state: dict[str, Any]) -> None:
+        super()._load_state(state)
         self.obs_rms.load_state_dict(state["obs_rms"])
         self.ret_rms.load_state_dict(state["ret_rms"])
-        restore_generator(self.generator, state["generator"])
         self._returns = state["returns"].cpu().numpy().astype(np.float64)
-        self.env_steps, self.opt_steps = int(state["env_steps"]), int(state["opt_steps"])
+        self.env_steps = int(state["env_steps"])
         self._sde_weights, self._sde_step = state["sde"]["weights"], int(state["sde"]["step"])

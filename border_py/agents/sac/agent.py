@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.agents.actor_critic import ActorCriticAgent
 from border_py.agents.greedy import MlpParts, linear_layers, mean_head
+from border_py.agents.parts import Scalar, Tracked, Trained, seeded
 from border_py.agents.sac.losses import (
     actor_loss,
     alpha_loss,
@@ -19,27 +20,25 @@ from border_py.agents.sac.losses import (
     squashed_gaussian_log_prob,
 )
 from border_py.agents.sac.model import GaussianActor
-from border_py.agents.toolkit import (
-    CriticEnsemble,
-    adam,
-    descend,
-    frozen,
-    load_state_arrays,
-    state_arrays,
-    torch_device,
-    update_target,
-)
-from border_py.agents.torch_agent import TorchAgent, restore_generator
+from border_py.agents.toolkit import CriticEnsemble, frozen
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
-from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.sac.config import SacConfig
 
 
-class Sac(TorchAgent):
+@attrs.frozen
+class SacParts:
+    """SAC's parts: the policy, the critics with their targets, and the entropy coefficient's log."""
+
+    actor: Trained[GaussianActor]
+    critic: Tracked[CriticEnsemble]
+    log_alpha: Scalar
+
+
+class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
     """Soft actor-critic (Haarnoja et al., 2018) for Box action spaces.
 
     Train-mode actions are sampled from the tanh-squashed Gaussian policy; eval-mode actions are its
@@ -68,49 +67,32 @@ class Sac(TorchAgent):
     name = "SAC"
 
     def __init__(self, config: SacConfig, spaces: Spaces, seed: int) -> None:
-        low, high = spaces.need_box("SAC")
-        self.config = config
-        self.obs_dim = obs_dim = spaces.obs_dim
-        self.act_dim = int(low.shape[0])
-        self.device = torch_device(config.device)
-        self.action_low, self.action_high = low, high
-        self.scale = torch.as_tensor((high - low) / 2.0, device=self.device)
-        self.bias = torch.as_tensor((high + low) / 2.0, device=self.device)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            self.actor = GaussianActor(
-                obs_dim, self.act_dim, config.actor_hidden, config.log_std_min, config.log_std_max
-            ).to(self.device)
-            self.critic = CriticEnsemble(obs_dim, self.act_dim, config.critic_hidden, config.n_critics).to(
-                self.device
-            )
-        # The target critics are their own networks, saved and loaded as themselves.
-        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
-        # Made once: module.parameters() walks the module tree on every call.
-        self._online_params: list[torch.Tensor] = list(self.critic.parameters())
-        self._tgt_params: list[torch.Tensor] = list(self.critic_tgt.parameters())
-        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
-        self.log_alpha = torch.tensor(
-            float(np.log(config.init_alpha)), device=self.device, requires_grad=config.auto_alpha
+        super().__init__(config, spaces, seed)
+        c, device, obs_dim, act_dim = config, self.device, self.obs_dim, self.act_dim
+        low, high = self.action_low, self.action_high
+        self.scale = torch.as_tensor((high - low) / 2.0, device=device)
+        self.bias = torch.as_tensor((high + low) / 2.0, device=device)
+        with seeded(seed):
+            actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max)
+            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
+        log_alpha = float(np.log(c.init_alpha))
+        self.parts = SacParts(
+            actor=Trained.adam(actor, "actor.pt", "actor_optimizer", c.actor_lr, device),
+            critic=Tracked.adam_with_target(
+                critic, "critic.pt", "critic_optimizer", c.critic_lr, device, "critic_tgt.pt"
+            ),
+            log_alpha=Scalar.adam(
+                "log_alpha", log_alpha, "alpha_optimizer", c.alpha_lr, device, trained=c.auto_alpha
+            ),
         )
-        self.target_entropy = -float(self.act_dim) if config.target_entropy is None else config.target_entropy
-        self.actor_optimizer = adam(self._actor_params, config.actor_lr)
-        self.critic_optimizer = adam(self._online_params, config.critic_lr)
-        self.alpha_optimizer = adam([self.log_alpha], config.alpha_lr)
-        self.generator = torch.Generator(self.device).manual_seed(seed)
-        self.opt_steps = 0
-
-    @property
-    def batch_size(self) -> int:
-        """In transitions per update."""
-        return self.config.batch_size
+        self.target_entropy = -float(act_dim) if c.target_entropy is None else c.target_entropy
 
     def _squash(self, u: torch.Tensor) -> torch.Tensor:
         return self.bias + self.scale * torch.tanh(u)
 
     def _sample_policy(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Reparameterised actions and their log-probabilities, ``(batch, act_dim)`` and ``(batch,)``."""
-        mean, log_std = self.actor(obs)
+        mean, log_std = self.parts.actor.net(obs)
         noise = torch.randn(mean.shape, generator=self.generator, device=self.device)
         u = mean + log_std.exp() * noise
         return self._squash(u), squashed_gaussian_log_prob(u, mean, log_std, self.scale)
@@ -123,58 +105,34 @@ class Sac(TorchAgent):
             if self._train:
                 act, _ = self._sample_policy(x)
             else:
-                act = self._squash(self.actor(x)[0])
+                act = self._squash(self.parts.actor.net(x)[0])
         # The clip only guards float rounding of bias + scale * tanh at the bounds.
         out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
         return out
 
-    def acting_state(self) -> dict[str, Any]:
-        """The policy network's weights as numpy arrays (`SyncModel`)."""
-        return {"actor": state_arrays(self.actor)}
-
-    def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
-        """Loads `acting_state`'s weights into the policy network (SAC has no schedule in env
-        steps)."""
-        load_state_arrays(self.actor, state["actor"], "SAC")
-
     def alpha(self) -> float:
         """The current entropy coefficient."""
-        return float(self.log_alpha.detach().exp())
-
-    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
-        """``n_updates_per_opt`` updates, each on its own batch; ``None`` while the buffer is smaller than a
-        batch.
-
-        Returns:
-            Means over the updates of ``train/critic_loss``, ``train/actor_loss``, ``train/q_mean``,
-            ``train/entropy`` (``-log pi`` of fresh actions), ``train/alpha`` and, with automatic tuning,
-            ``train/alpha_loss``.
-        """
-        if len(buffer) < self.config.batch_size:
-            return None
-        records = [self._update(buffer) for _ in range(self.config.n_updates_per_opt)]
-        self.opt_steps += 1
-        return Record({k: float(np.mean([r[k] for r in records])) for k in records[0]})
+        return self.parts.log_alpha.exp()
 
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
-        c = self.config
+        c, critic, log_alpha = self.config, self.parts.critic, self.parts.log_alpha
         b = buffer.batch(c.batch_size).to(self.device)
-        alpha = self.log_alpha.detach().exp()
+        alpha = log_alpha.value.detach().exp()
 
         with torch.no_grad():
             next_act, next_log_prob = self._sample_policy(b.next_obs)
-            next_q_min = self.critic_tgt(b.next_obs, next_act).min(dim=0).values
+            next_q_min = critic.target(b.next_obs, next_act).min(dim=0).values
             target = soft_q_target(
                 b.reward, b.is_terminated, b.discount, next_q_min, next_log_prob, alpha, c.reward_scale
             )
-        q = self.critic(b.obs, b.act)
+        q = critic.net(b.obs, b.act)
         loss_q = critic_loss(q, target, b.weight)
-        descend(self.critic_optimizer, loss_q, self._online_params, c.max_grad_norm)
+        critic.step(loss_q, c.max_grad_norm)
 
         act, log_prob = self._sample_policy(b.obs)
-        with frozen(self._online_params):  # only the policy's gradient is wanted
-            loss_pi = actor_loss(log_prob, self.critic(b.obs, act).min(dim=0).values, alpha)
-        descend(self.actor_optimizer, loss_pi, self._actor_params, c.max_grad_norm)
+        with frozen(critic.params):  # only the policy's gradient is wanted
+            loss_pi = actor_loss(log_prob, critic.net(b.obs, act).min(dim=0).values, alpha)
+        self.parts.actor.step(loss_pi, c.max_grad_norm)
 
         record = {
             "train/critic_loss": float(loss_q.detach()),
@@ -183,13 +141,13 @@ class Sac(TorchAgent):
             "train/entropy": float(-log_prob.detach().mean()),
         }
         if c.auto_alpha:
-            loss_alpha = alpha_loss(self.log_alpha, log_prob.detach(), self.target_entropy)
-            descend(self.alpha_optimizer, loss_alpha, [self.log_alpha])
+            loss_alpha = alpha_loss(log_alpha.value, log_prob.detach(), self.target_entropy)
+            log_alpha.step(loss_alpha)
             record["train/alpha_loss"] = float(loss_alpha.detach())
         record["train/alpha"] = self.alpha()
 
         # The targets follow the critics after their optimiser step.
-        update_target(self._tgt_params, self._online_params, c.tau)
+        critic.update_target(c.tau)
         if b.weight is not None:
             td = (target - q.detach().mean(dim=0)).cpu().numpy()
             buffer.update_priority(b.ix_sample, td)
@@ -197,37 +155,4 @@ class Sac(TorchAgent):
 
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``."""
-        return MlpParts(
-            obs_mean=None,
-            obs_std=None,
-            obs_clip=None,
-            layers=mean_head(linear_layers(self.actor.net), self.act_dim),
-            activation="relu",
-            head="tanh_box",
-            low=self.action_low,
-            high=self.action_high,
-        )
-
-    def _modules(self) -> dict[str, torch.nn.Module]:
-        # The target critics are saved as themselves.
-        return {"actor.pt": self.actor, "critic.pt": self.critic, "critic_tgt.pt": self.critic_tgt}
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {
-            "actor_optimizer": self.actor_optimizer,
-            "critic_optimizer": self.critic_optimizer,
-            "alpha_optimizer": self.alpha_optimizer,
-        }
-
-    def _state(self) -> dict[str, Any]:
-        return {
-            "log_alpha": self.log_alpha.detach().clone(),
-            "opt_steps": self.opt_steps,
-            "generator": self.generator.get_state(),
-        }
-
-    def _load_state(self, state: dict[str, Any]) -> None:
-        with torch.no_grad():
-            self.log_alpha.copy_(state["log_alpha"])
-        self.opt_steps = int(state["opt_steps"])
-        restore_generator(self.generator, state["generator"])
+        return self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))

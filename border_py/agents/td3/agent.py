@@ -2,36 +2,35 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
 from torch import nn
 
+from border_py.agents.actor_critic import ActorCriticAgent
 from border_py.agents.greedy import MlpParts, linear_layers
+from border_py.agents.parts import Tracked, seeded
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
 from border_py.agents.td3.model import BoxCritic, DeterministicActor
-from border_py.agents.toolkit import (
-    CriticEnsemble,
-    adam,
-    descend,
-    frozen,
-    load_state_arrays,
-    state_arrays,
-    torch_device,
-    update_target,
-)
-from border_py.agents.torch_agent import TorchAgent, restore_generator
+from border_py.agents.toolkit import CriticEnsemble, frozen
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
-from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.td3.config import Td3Config
+
+
+@attrs.frozen
+class Td3Parts:
+    """TD3's parts: the policy and the critics, each with its target."""
+
+    actor: Tracked[DeterministicActor]
+    critic: Tracked[BoxCritic]
 
 
 @torch.no_grad()
@@ -55,7 +54,7 @@ def smoothed_td_target(
     return td_target(batch.reward, batch.is_terminated, batch.discount, next_q_min)
 
 
-class Td3(TorchAgent):
+class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
     """Twin delayed deep deterministic policy gradient (Fujimoto et al., 2018) for Box action spaces; DDPG
     (Lillicrap et al., 2016) with `Td3Config.ddpg`.
 
@@ -88,46 +87,27 @@ class Td3(TorchAgent):
     name = "TD3"
 
     def __init__(self, config: Td3Config, spaces: Spaces, seed: int) -> None:
-        low, high = spaces.need_box("TD3")
-        self.config = config
-        obs_dim = spaces.obs_dim
-        self.obs_dim, self.act_dim = obs_dim, spaces.action_dim
-        self.device = torch_device(config.device)
-        self.action_low, self.action_high = low, high
-        self.low, self.high = (
-            torch.as_tensor(low, device=self.device),
-            torch.as_tensor(high, device=self.device),
-        )
+        super().__init__(config, spaces, seed)
+        c, device = config, self.device
+        self.low = torch.as_tensor(self.action_low, device=device)
+        self.high = torch.as_tensor(self.action_high, device=device)
         self.scale = (self.high - self.low) / 2.0
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+        with seeded(seed):
             bias = (self.high + self.low) / 2.0
-            self.actor = DeterministicActor(obs_dim, self.act_dim, config.actor_hidden, self.scale, bias).to(
-                self.device
-            )
+            actor = DeterministicActor(self.obs_dim, self.act_dim, c.actor_hidden, self.scale, bias)
             # Critics of the action rescaled to [-1, 1] (as SB3's): see BoxCritic for why (issue 37).
-            self.critic = BoxCritic(
-                obs_dim, self.act_dim, config.critic_hidden, config.n_critics, self.scale, bias
-            ).to(self.device)
-        self.actor_tgt = copy.deepcopy(self.actor).requires_grad_(False)
-        self.critic_tgt = copy.deepcopy(self.critic).requires_grad_(False)
-        # Made once: module.parameters() walks the module tree on every call.
-        self._critic_params: list[torch.Tensor] = list(self.critic.parameters())
-        self._actor_params: list[torch.Tensor] = list(self.actor.parameters())
-        self._tgt_params: list[torch.Tensor] = [*self.critic_tgt.parameters(), *self.actor_tgt.parameters()]
-        self._online_params: list[torch.Tensor] = [*self._critic_params, *self._actor_params]
-        self.actor_optimizer = adam(self._actor_params, config.actor_lr)
-        self.critic_optimizer = adam(self._critic_params, config.critic_lr)
-        self.generator = torch.Generator(self.device).manual_seed(seed)
-        self.ou = torch.zeros(1, self.act_dim, device=self.device)
-        self.opt_steps = 0
+            critic = BoxCritic(self.obs_dim, self.act_dim, c.critic_hidden, c.n_critics, self.scale, bias)
+        self.parts = Td3Parts(
+            actor=Tracked.adam_with_target(
+                actor, "actor.pt", "actor_optimizer", c.actor_lr, device, "actor_tgt.pt"
+            ),
+            critic=Tracked.adam_with_target(
+                critic, "critic.pt", "critic_optimizer", c.critic_lr, device, "critic_tgt.pt"
+            ),
+        )
+        self.ou = torch.zeros(1, self.act_dim, device=device)
         self.updates = 0
         """Critic updates so far: the policy moves on every ``policy_delay``-th."""
-
-    @property
-    def batch_size(self) -> int:
-        """In transitions per update."""
-        return self.config.batch_size
 
     def _noise(self, shape: tuple[int, ...]) -> torch.Tensor:
         return torch.randn(shape, generator=self.generator, device=self.device)
@@ -150,7 +130,9 @@ class Td3(TorchAgent):
                 uniform = torch.rand((n, self.act_dim), generator=self.generator, device=self.device)
                 act = self.low + (self.high - self.low) * uniform
             else:
-                act = self.actor(torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1))
+                act = self.parts.actor.net(
+                    torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
+                )
                 if self._train:
                     act = act + self._exploration(n)
         out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
@@ -158,88 +140,50 @@ class Td3(TorchAgent):
 
     def acting_state(self) -> dict[str, Any]:
         """The policy network's weights and the update count (`SyncModel`)."""
-        return {"actor": state_arrays(self.actor), "updates": self.updates}
+        return {**super().acting_state(), "updates": self.updates}
 
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
         """Loads `acting_state` into the policy network (an actor acts uniformly until the learner's
         first update)."""
-        load_state_arrays(self.actor, state["actor"], "TD3")
+        super().load_acting_state(state, env_steps)
         self.updates = int(state["updates"])
 
-    def opt(self, buffer: ReplayBuffer[TransitionBatch]) -> Record | None:
-        """``n_updates_per_opt`` critic updates, each on its own batch, the policy and targets moving every
-        ``policy_delay``-th; ``None`` while the buffer is smaller than a batch.
-
-        Returns:
-            Means over the updates of ``train/critic_loss`` and ``train/q_mean``, and of
-            ``train/actor_loss`` over the policy updates among them (absent when there was none).
-        """
-        if len(buffer) < self.config.batch_size:
-            return None
-        records = [self._update(buffer) for _ in range(self.config.n_updates_per_opt)]
-        self.opt_steps += 1
-        keys = dict.fromkeys(k for r in records for k in r)
-        return Record({k: float(np.mean([r[k] for r in records if k in r])) for k in keys})
-
     def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
-        c = self.config
+        c, actor, critic = self.config, self.parts.actor, self.parts.critic
         b = buffer.batch(c.batch_size).to(self.device)
         noise = c.target_noise * self._noise(tuple(b.act.shape)) if c.target_noise > 0.0 else None
         target = smoothed_td_target(
-            b, self.actor_tgt, self.critic_tgt, noise, c.target_noise_clip, self.scale, self.low, self.high
+            b, actor.target, critic.target, noise, c.target_noise_clip, self.scale, self.low, self.high
         )
-        q = self.critic(b.obs, b.act)
+        q = critic.net(b.obs, b.act)
         loss_q = critic_loss(q, target, b.weight)
-        descend(self.critic_optimizer, loss_q, self._critic_params, c.max_grad_norm)
+        critic.step(loss_q, c.max_grad_norm)
         self.updates += 1
         record = {"train/critic_loss": float(loss_q.detach()), "train/q_mean": float(q.detach().mean())}
         if self.updates % c.policy_delay == 0:
             record["train/actor_loss"] = self._policy_step(b.obs)
-            update_target(self._tgt_params, self._online_params, c.tau)
+            critic.update_target(c.tau)
+            actor.update_target(c.tau)
         if b.weight is not None:
             buffer.update_priority(b.ix_sample, (target - q.detach().mean(dim=0)).cpu().numpy())
         return record
 
     def _policy_step(self, obs: torch.Tensor) -> float:
-        with frozen(self._critic_params):  # only the policy's gradient is wanted
-            loss = actor_loss(self.critic.first(obs, self.actor(obs)))
-        descend(self.actor_optimizer, loss, self._actor_params, self.config.max_grad_norm)
+        actor, critic = self.parts.actor, self.parts.critic
+        with frozen(critic.params):  # only the policy's gradient is wanted
+            loss = actor_loss(critic.net.first(obs, actor.net(obs)))
+        actor.step(loss, self.config.max_grad_norm)
         return float(loss.detach())
 
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: the deterministic actor, ``bias + scale * tanh(out)``."""
-        return MlpParts(
-            obs_mean=None,
-            obs_std=None,
-            obs_clip=None,
-            layers=linear_layers(self.actor.net),
-            activation="relu",
-            head="tanh_box",
-            low=self.action_low,
-            high=self.action_high,
-        )
-
-    def _modules(self) -> dict[str, torch.nn.Module]:
-        return {
-            "actor.pt": self.actor,
-            "actor_tgt.pt": self.actor_tgt,
-            "critic.pt": self.critic,
-            "critic_tgt.pt": self.critic_tgt,
-        }
-
-    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
-        return {"actor_optimizer": self.actor_optimizer, "critic_optimizer": self.critic_optimizer}
+        return self._tanh_box_policy(linear_layers(self.parts.actor.net.net))
 
     def _state(self) -> dict[str, Any]:
-        # The sampling generator and the Ornstein-Uhlenbeck noise's state: exploration resumes exactly.
-        return {
-            "opt_steps": self.opt_steps,
-            "updates": self.updates,
-            "generator": self.generator.get_state(),
-            "ou": self.ou.detach().clone(),
-        }
+        # The Ornstein-Uhlenbeck noise's state and the update count: exploration resumes exactly.
+        return {**super()._state(), "updates": self.updates, "ou": self.ou.detach().clone()}
 
     def _load_state(self, state: dict[str, Any]) -> None:
-        self.opt_steps, self.updates = int(state["opt_steps"]), int(state["updates"])
-        restore_generator(self.generator, state["generator"])
+        super()._load_state(state)
+        self.updates = int(state["updates"])
         self.ou = state["ou"].to(self.device)
