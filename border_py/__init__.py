@@ -30,9 +30,10 @@ Examples:
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from border_py.lazy import lazy_face
 
 try:
     __version__ = importlib.metadata.version("border_py")
@@ -222,18 +223,7 @@ _EXPORTS: dict[str, str] = {
 """Each public name and the module that defines it."""
 
 if not TYPE_CHECKING:  # mypy would take a module __getattr__ as "any attribute exists"
-
-    def __getattr__(name: str) -> Any:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module 'border_py' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    __getattr__, __dir__ = lazy_face(__name__, _EXPORTS, globals())
 
 
 __all__ = [

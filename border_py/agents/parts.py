@@ -150,19 +150,10 @@ class Tracked(Trained[M]):
     ) -> Tracked[M]:
         """``net`` moved to ``device``, trained by the toolkit's fused Adam at ``lr``, and its target (a
         copy of it now) saved to ``target_file``."""
-        net = net.to(device)
-        params: list[torch.Tensor] = list(net.parameters())
-        target = copy.deepcopy(net).requires_grad_(False)
-        return cls(
-            net,
-            file,
-            optimizer_key,
-            adam(params, lr, eps),
-            params,
-            target,
-            target_file,
-            list(target.parameters()),
-        )
+        t = Trained.adam(net, file, optimizer_key, lr, device, eps=eps)
+        target = copy.deepcopy(t.net).requires_grad_(False)
+        target_params: list[torch.Tensor] = list(target.parameters())
+        return cls(t.net, file, optimizer_key, t.optimizer, t.params, target, target_file, target_params)
 
     def update_target(self, tau: float) -> None:
         """``target <- tau * net + (1 - tau) * target``; ``tau = 1`` copies. Call it after the optimiser's

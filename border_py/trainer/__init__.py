@@ -17,8 +17,9 @@ Names are imported on first use: ``import border_py.trainer.config`` (what an ex
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from border_py.lazy import lazy_face
 
 if TYPE_CHECKING:
     from border_py.trainer.bookkeeper import Bookkeeper
@@ -53,18 +54,7 @@ _EXPORTS: dict[str, str] = {
 """Each public name and the module that defines it."""
 
 if not TYPE_CHECKING:  # mypy would take a module __getattr__ as "any attribute exists"
-
-    def __getattr__(name: str) -> Any:
-        module = _EXPORTS.get(name)
-        if module is None:
-            raise AttributeError(f"module 'border_py.trainer' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    __getattr__, __dir__ = lazy_face(__name__, _EXPORTS, globals())
 
 
 __all__ = [
