@@ -30,7 +30,7 @@ import torch
 from border_py.agents.greedy import F32, MlpParts
 from border_py.agents.parts import Trained
 from border_py.agents.toolkit import load_state_arrays, state_arrays, torch_device
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import AgentConfig, TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -38,15 +38,13 @@ from border_py.record import Record
 __all__ = ["ActorCriticAgent", "ActorCriticConfig", "ActorParts"]
 
 
-class ActorCriticConfig(Protocol):
+class ActorCriticConfig(AgentConfig, Protocol):
     """The fields of an actor-critic agent's config the shared code reads."""
 
     @property
-    def device(self) -> str: ...
-    @property
-    def batch_size(self) -> int: ...
-    @property
-    def n_updates_per_opt(self) -> int: ...
+    def n_updates_per_opt(self) -> int:
+        """Updates per opt step, each on its own batch."""
+        ...
 
 
 class ActorParts(Protocol):

@@ -38,16 +38,16 @@ from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.parts import Saved, Tracked, Trained, seeded
 from border_py.agents.policies import ActionScale, GaussianPolicy
 from border_py.agents.toolkit import CriticEnsemble, torch_device
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import AgentConfig, TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
 from border_py.replay_buffer.transition import TransitionBatch
 
 __all__ = [
-    "ActorCriticConfig",
     "ActorCriticParts",
     "GaussianActorCritic",
+    "GaussianActorCriticConfig",
     "NormalizedParts",
     "ObsStats",
     "OfflineAgent",
@@ -58,18 +58,14 @@ ObsStats = tuple[npt.NDArray[Any], npt.NDArray[Any]]
 """An observation's mean and standard deviation, per component."""
 
 
-class OfflineConfig(Protocol):
+class OfflineConfig(AgentConfig, Protocol):
     """What every offline agent's config has (the fields of the same names)."""
 
-    @property
-    def device(self) -> str: ...
-    @property
-    def batch_size(self) -> int: ...
     @property
     def normalize_obs(self) -> bool: ...
 
 
-class ActorCriticConfig(OfflineConfig, Protocol):
+class GaussianActorCriticConfig(OfflineConfig, Protocol):
     """What the configs of `GaussianActorCritic`'s agents (IQL, AWAC) have besides."""
 
     @property
@@ -105,7 +101,7 @@ C = TypeVar("C", bound=OfflineConfig)
 """The agent's config."""
 P = TypeVar("P", bound=NormalizedParts)
 """The agent's parts record."""
-AC = TypeVar("AC", bound=ActorCriticConfig)
+AC = TypeVar("AC", bound=GaussianActorCriticConfig)
 """A `GaussianActorCritic` agent's config."""
 AP = TypeVar("AP", bound=ActorCriticParts)
 """A `GaussianActorCritic` agent's parts record."""

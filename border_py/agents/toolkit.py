@@ -254,9 +254,15 @@ def update_target(target: Sequence[torch.Tensor], online: Sequence[torch.Tensor]
     if len(target) != len(online):
         raise ValueError(f"the target has {len(target)} tensors, the online network {len(online)}")
     if tau == 1.0:
-        torch._foreach_copy_(list(target), list(online))
+        torch._foreach_copy_(_tensor_list(target), _tensor_list(online))
     else:
-        torch._foreach_lerp_(list(target), list(online), tau)
+        torch._foreach_lerp_(_tensor_list(target), _tensor_list(online), tau)
+
+
+def _tensor_list(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor] | tuple[torch.Tensor, ...]:
+    """``tensors`` as the ``_foreach`` kernels take them: a list or tuple as it is (a part's parameter
+    list, on every update: no copy), any other sequence as a new list."""
+    return tensors if isinstance(tensors, list | tuple) else list(tensors)
 
 
 def adam(parameters: Iterable[torch.Tensor], lr: float, eps: float = 1e-8) -> torch.optim.Adam:

@@ -37,7 +37,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +48,23 @@ from border_py.agents.checkpoint_files import load_modules, load_optimizer, save
 from border_py.agents.parts import Saved, Scalar, Tracked, Trained, parts_of
 from border_py.agents.toolkit import TrainEvalMode
 
-__all__ = ["TorchAgent", "restore_generator"]
+__all__ = ["AgentConfig", "TorchAgent", "restore_generator"]
+
+
+class AgentConfig(Protocol):
+    """The config fields every torch agent's shared base reads (the bases' own config protocols extend
+    it: `ValueBasedConfig`, `ActorCriticConfig`, `OfflineConfig`)."""
+
+    @property
+    def device(self) -> str:
+        """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``)."""
+        ...
+
+    @property
+    def batch_size(self) -> int:
+        """In transitions per update; ``opt`` skips while the buffer holds fewer."""
+        ...
+
 
 P = TypeVar("P")
 """An agent's parts record (a frozen attrs class whose fields are parts)."""

@@ -52,7 +52,7 @@ from border_py.agents.explorers import (
 )
 from border_py.agents.parts import Tracked
 from border_py.agents.toolkit import NumpyMlp, load_state_arrays, state_arrays, torch_device
-from border_py.agents.torch_agent import TorchAgent
+from border_py.agents.torch_agent import AgentConfig, TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.record import Record
@@ -66,7 +66,7 @@ def observation_shape(spaces: Spaces, encoder: object | None) -> tuple[int, ...]
     return spaces.obs_shape if encoder is not None else (spaces.obs_dim,)
 
 
-class ValueBasedConfig(Protocol):
+class ValueBasedConfig(AgentConfig, Protocol):
     """The config fields `ValueBasedAgent` reads (`DqnConfig` and `IqnConfig` have them; a frozen attrs
     config of your own with these fields does too)."""
 
@@ -78,11 +78,6 @@ class ValueBasedConfig(Protocol):
     @property
     def adam_eps(self) -> float:
         """Adam's epsilon."""
-        ...
-
-    @property
-    def batch_size(self) -> int:
-        """In transitions per opt step; ``opt`` skips while the buffer holds fewer."""
         ...
 
     @property
@@ -103,11 +98,6 @@ class ValueBasedConfig(Protocol):
     @property
     def explorer(self) -> EpsilonGreedyConfig | SoftmaxConfig:
         """How actions are explored in train mode."""
-        ...
-
-    @property
-    def device(self) -> str:
-        """Torch device of the networks (``cpu``, ``cuda``)."""
         ...
 
 
@@ -276,10 +266,8 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
             self.explorer.n_steps = env_steps
 
     def _state(self) -> dict[str, Any]:
-        # The explorer's schedule and RNG (exploration resumes exactly), after opt_steps and before the
-        # generator's state, in the order state.pt always had.
-        state = super()._state()
-        return {"opt_steps": state.pop("opt_steps"), "explorer": self.explorer.state_dict(), **state}
+        # The explorer's schedule and RNG: exploration resumes exactly.
+        return {**super()._state(), "explorer": self.explorer.state_dict()}
 
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)
