@@ -74,6 +74,8 @@ def _mujoco(algo: str, env_id: str, published: Published, seeds: tuple[int, ...]
 JOBS: tuple[Job, ...] = (
     Job("dqn_cartpole", "reference", "dqn", "CartPole-v1", threshold=475.0),
     Job("dqn_cartpole_nstep3", "reference", "dqn", "CartPole-v1", variant="nstep3", threshold=475.0),
+    Job("qrdqn_cartpole", "reference", "qrdqn", "CartPole-v1", threshold=475.0),
+    Job("qrdqn_acrobot", "reference", "qrdqn", "Acrobot-v1", threshold=-100.0),
     Job("iqn_cartpole", "reference", "iqn", "CartPole-v1", threshold=475.0),
     Job("sac_pendulum", "reference", "sac", "Pendulum-v1", threshold=-200.0),
     Job("td3_pendulum", "reference", "td3", "Pendulum-v1", threshold=-200.0),

@@ -1,10 +1,15 @@
-"""Your own value-based agent: QR-DQN (Dabney et al., 2017) on CartPole-v1, on `ValueBasedAgent`.
+"""Your own value-based agent: Munchausen DQN (Vieillard et al., 2020) on CartPole-v1, on `ValueBasedAgent`.
+
+M-DQN learns Q-values toward a soft target: the reward, plus ``alpha`` times the agent's own scaled
+log-policy of the action taken, ``tau * log pi(a|s)`` clipped below at ``l0``, plus the discounted soft
+value of the next state, ``sum_a pi(a|s') (q(s', a) - tau * log pi(a|s'))``; ``q`` is the target network
+and ``pi = softmax(q / tau)``.
 
 The base holds the network with its target and optimiser, the explorer, acting, the opt step, the target
 updates, prioritized replay and the checkpoint files; the agent builds its network and writes the values
 it acts on and its loss. Saved as ``custom_value_agent.py`` in your folder:
 
-    python custom_value_agent.py --train    # into runs/qrdqn/CartPole-v1/seed0
+    python custom_value_agent.py --train    # into runs/munchausendqn/CartPole-v1/seed0
     python custom_value_agent.py --eval
 """
 
@@ -15,10 +20,11 @@ import sys
 import attrs
 import torch
 from torch import nn
+from torch.nn import functional
 
 from border_py import GymEnvConfig, SimpleReplayBufferConfig, SimpleStepProcessorConfig, TrainerConfig
-from border_py.agents import EpsilonGreedyConfig, ValueBasedAgent, quantile_huber_loss, quantile_target
-from border_py.agents.greedy import MlpParts, f32, linear_layers
+from border_py.agents import EpsilonGreedyConfig, ValueBasedAgent
+from border_py.agents.greedy import MlpParts, linear_layers
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import mlp
 from border_py.base import Spaces
@@ -27,12 +33,15 @@ from border_py.run import Experiment, run_cli
 
 
 @attrs.frozen(kw_only=True)
-class QrDqnConfig:
-    """Config of `QrDqn`: the quantiles, and the fields `ValueBasedAgent` reads (`ValueBasedConfig`)."""
+class MunchausenDqnConfig:
+    """Config of `MunchausenDqn`: the entropy temperature ``tau``, the Munchausen scale ``alpha`` and clip
+    ``l0``, and the fields `ValueBasedAgent` reads (`ValueBasedConfig`)."""
 
-    n_quantiles: int = 16
+    entropy_tau: float = 0.03
+    alpha: float = 0.9
+    log_pi_clip: float = -1.0
     hidden: tuple[int, ...] = (64, 64)
-    lr: float = 1e-3
+    lr: float = 5e-4  # on CartPole, seeds 0-4: 1e-3 reached 500 on one seed, 5e-4 on three
     adam_eps: float = 1e-8
     batch_size: int = 64
     tau: float = 1.0
@@ -41,50 +50,48 @@ class QrDqnConfig:
     explorer: EpsilonGreedyConfig = EpsilonGreedyConfig(eps_final=0.04, final_step=8_000)
     device: str = "cpu"
 
-    def build(self, spaces: Spaces, seed: int) -> QrDqn:
+    def build(self, spaces: Spaces, seed: int) -> MunchausenDqn:
         """The agent, sized by ``spaces``."""
-        return QrDqn(self, spaces, seed)
+        return MunchausenDqn(self, spaces, seed)
 
 
-class QrDqn(ValueBasedAgent[QrDqnConfig, nn.Sequential, TransitionBatch]):
-    """``n_quantiles`` quantiles of each action's return at the fractions ``(i + 1/2) / n``; the greedy
-    action has the largest mean."""
+class MunchausenDqn(ValueBasedAgent[MunchausenDqnConfig, nn.Sequential, TransitionBatch]):
+    """Each action's Q-value from a ReLU MLP, learnt toward the Munchausen target; the greedy action has
+    the largest Q-value."""
 
-    name = "QR-DQN"
+    name = "M-DQN"
 
-    def __init__(self, config: QrDqnConfig, spaces: Spaces, seed: int) -> None:
-        n = config.n_quantiles
+    def __init__(self, config: MunchausenDqnConfig, spaces: Spaces, seed: int) -> None:
         with seeded(seed):
-            net = mlp(spaces.obs_dim, n * spaces.need_discrete(self.name), config.hidden)
-        super().__init__(config, net, spaces, seed, files=("qr.pt", "qr_tgt.pt"))
-        self.taus = (torch.arange(n, device=self.device) + 0.5) / n
+            net = mlp(spaces.obs_dim, spaces.need_discrete(self.name), config.hidden)
+        super().__init__(config, net, spaces, seed, files=("mdqn.pt", "mdqn_tgt.pt"))
 
-    def _quantiles(self, net: nn.Module, obs: torch.Tensor) -> torch.Tensor:
-        z: torch.Tensor = net(obs)
-        return z.view(len(obs), self.config.n_quantiles, self.n_actions)  # (batch, n, actions)
-
-    def _of_action(self, z: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
-        return z.gather(2, act.long().view(-1, 1, 1).expand(-1, z.shape[1], 1)).squeeze(2)
+    def _tau_log_pi(self, q: torch.Tensor) -> torch.Tensor:
+        # log_softmax, not log(softmax): q / tau is large (tau 0.03), so a probability rounds to 0 (log -inf).
+        return self.config.entropy_tau * functional.log_softmax(q / self.config.entropy_tau, dim=1)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
-        return self._quantiles(self.parts.net.net, obs).mean(dim=1)
+        q: torch.Tensor = self.parts.net.net(obs)
+        return q
 
     def _loss(self, batch: TransitionBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        b, net = batch, self.parts.net
-        pred = self._of_action(self._quantiles(net.net, b.obs), b.act)  # (batch, n)
+        c, b, net = self.config, batch, self.parts.net
+        act = b.act.long().view(-1, 1)
+        q_taken = net.net(b.obs).gather(1, act).squeeze(1)
         with torch.no_grad():
-            z_next = self._quantiles(net.target, b.next_obs)
-            next_z = self._of_action(z_next, z_next.mean(dim=1).argmax(dim=1))
-            target = quantile_target(b.reward, b.is_terminated, b.discount, next_z)
-        per_item = quantile_huber_loss(pred, self.taus.expand_as(pred), target, 1.0)  # kappa 1
+            tau_log_pi_taken = self._tau_log_pi(net.target(b.obs)).gather(1, act).squeeze(1)
+            bonus = c.alpha * tau_log_pi_taken.clamp(min=c.log_pi_clip)
+            q_next = net.target(b.next_obs)
+            tau_log_pi_next = self._tau_log_pi(q_next)
+            soft_v = ((tau_log_pi_next / c.entropy_tau).exp() * (q_next - tau_log_pi_next)).sum(dim=1)
+            target = b.reward + bonus + b.discount * (1.0 - b.is_terminated) * soft_v
+        per_item = functional.smooth_l1_loss(q_taken, target, reduction="none")
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
-        return loss, per_item.detach(), pred.detach().mean()
+        return loss, (target - q_taken.detach()).abs(), q_taken.detach().mean()
 
     def greedy_policy(self) -> MlpParts:
-        """For export: one MLP, whose last layer's rows are averaged over the quantiles (the mean)."""
-        *layers, (weight, bias) = linear_layers(self.parts.net.net)
-        n = self.config.n_quantiles
-        layers.append((f32(weight.reshape(len(weight), n, -1).mean(1)), f32(bias.reshape(n, -1).mean(0))))
+        """For export: the Q-network as one MLP, and the argmax of its outputs."""
+        layers = linear_layers(self.parts.net.net)
         return MlpParts(
             obs_mean=None, obs_std=None, obs_clip=None, layers=layers, activation="relu", head="argmax"
         )
@@ -94,7 +101,7 @@ EXPERIMENT = Experiment(
     env=GymEnvConfig(name="CartPole-v1"),
     step_processor=SimpleStepProcessorConfig(gamma=0.99),
     replay_buffer=SimpleReplayBufferConfig(capacity=50_000),
-    agent=QrDqnConfig(),
+    agent=MunchausenDqnConfig(),
     trainer=TrainerConfig(max_opts=20_000, warmup_period=1_000, eval_interval=2_000, save_interval=5_000),
 )
 """Built in Python: mypy checks that the agent learns from the buffer's batches."""

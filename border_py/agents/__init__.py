@@ -1,6 +1,6 @@
 """Agents on PyTorch. Each has the same layout: config, model, losses (pure tensor functions, tested by
 hand-computed values), agent (networks, optimisers, targets, ``opt``). They are built from
-`border_py.agents.toolkit` (public: a new agent uses it too); DQN and IQN stand on `ValueBasedAgent`
+`border_py.agents.toolkit` (public: a new agent uses it too); DQN, QR-DQN and IQN stand on `ValueBasedAgent`
 (`border_py.agents.value_based`), the base for a value-based agent of your own, with the explorers
 (`EpsilonGreedy`, `Softmax`, `build_explorer`, `discrete_action`) and IQN's quantile Huber loss."""
 
@@ -24,6 +24,7 @@ from border_py.agents.iql import Iql, IqlConfig
 from border_py.agents.iqn import EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
 from border_py.agents.ppo import Ppo, PpoConfig
+from border_py.agents.qrdqn import QrDqn, QrDqnConfig
 from border_py.agents.sac import Sac, SacConfig
 from border_py.agents.td3 import Td3, Td3Config
 from border_py.agents.td3bc import Td3Bc, Td3BcConfig
@@ -57,6 +58,8 @@ __all__ = [
     "NatureCnnConfig",
     "Ppo",
     "PpoConfig",
+    "QrDqn",
+    "QrDqnConfig",
     "Sac",
     "SacConfig",
     "Softmax",

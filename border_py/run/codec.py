@@ -58,6 +58,7 @@ TAGS: dict[str, dict[str, str]] = {
             for name in ("dqn", "iqn", "sac", "td3", "ppo", "bc", "iql", "awac", "cql")
         },
         "td3bc": "border_py.agents:Td3BcConfig",
+        "qrdqn": "border_py.agents:QrDqnConfig",
     },
     "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
 }

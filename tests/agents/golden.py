@@ -28,6 +28,7 @@ from border_py.agents import (
     IqlConfig,
     IqnConfig,
     PpoConfig,
+    QrDqnConfig,
     SacConfig,
     Td3BcConfig,
     Td3Config,
@@ -60,6 +61,8 @@ CASES: dict[str, tuple[Any, Spaces, str]] = {
         DISCRETE,
         "replay",
     ),
+    # Cases added after 0.2.0 are written by the code that added them (QR-DQN: after 0.2.0, unreleased).
+    "qrdqn": (QrDqnConfig(n_quantiles=5, hidden=TINY, target_update_interval=2), DISCRETE, "per"),
     "sac": (SacConfig(actor_hidden=TINY, critic_hidden=TINY, batch_size=16), BOX, "replay"),
     "td3": (Td3Config(actor_hidden=TINY, critic_hidden=TINY, batch_size=16), BOX, "replay"),
     "td3_ou": (

@@ -25,6 +25,7 @@ OPTS = 40
 CASES = [
     ("dqn", "CartPole-v1"),
     ("iqn", "CartPole-v1"),
+    ("qrdqn", "CartPole-v1"),
     ("sac", "Pendulum-v1"),
     ("td3", "Pendulum-v1"),
     ("ppo", "Pendulum-v1"),

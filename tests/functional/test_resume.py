@@ -23,7 +23,17 @@ from border_py import (
     TrainerConfig,
     TrainResult,
 )
-from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, Iqn, IqnConfig, Sac, SacConfig
+from border_py.agents import (
+    Dqn,
+    DqnConfig,
+    EpsilonGreedyConfig,
+    Iqn,
+    IqnConfig,
+    QrDqn,
+    QrDqnConfig,
+    Sac,
+    SacConfig,
+)
 from border_py.base import Spaces
 from border_py.base.agent import Agent
 from border_py.envs import Act, GymEnv, Obs
@@ -54,6 +64,17 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
             seed=3,
         ),
         False,
+    ),
+    "qrdqn-per": (
+        "CartPole-v1",
+        lambda env: QrDqn(
+            QrDqnConfig(
+                n_quantiles=8, hidden=(32, 32), batch_size=16, target_update_interval=20, explorer=_EPS
+            ),
+            Spaces(obs_shape=(env.obs_dim,), n_actions=env.n_actions),
+            seed=3,
+        ),
+        True,
     ),
     "sac": (
         "Pendulum-v1",

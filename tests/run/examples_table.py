@@ -34,6 +34,7 @@ EXAMPLES = [
     Example("dqn_atari", "dqn", "ALE/Pong-v5"),
     Example("dqn_cartpole_async", "dqn", "CartPole-v1", variant="async"),
     Example("iqn_cartpole", "iqn", "CartPole-v1"),
+    Example("qrdqn_cartpole", "qrdqn", "CartPole-v1"),
     Example("sac_pendulum", "sac", "Pendulum-v1"),
     Example("sac_mujoco", "sac", "HalfCheetah-v5"),
     Example("td3_pendulum", "td3", "Pendulum-v1"),

@@ -19,6 +19,8 @@ from border_py.agents import (
     FixedTaus,
     Iqn,
     IqnConfig,
+    QrDqn,
+    QrDqnConfig,
     Sac,
     SacConfig,
 )
@@ -32,7 +34,7 @@ from border_py.testing import FakeAgent
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _scaled(agent: Dqn | Iqn | Sac, factor: float) -> Dqn | Iqn | Sac:
+def _scaled(agent: Dqn | Iqn | QrDqn | Sac, factor: float) -> Dqn | Iqn | QrDqn | Sac:
     """Output layers scaled up so values are as large as a trained CartPole Q-network's (tens), where a
     float32 rounding difference would show."""
     with torch.no_grad():
@@ -53,6 +55,9 @@ AGENTS = {
     "iqn_fixed": lambda: _scaled(
         Iqn(IqnConfig(act_taus=FixedTaus(taus=(0.1, 0.2))), Spaces(obs_shape=(4,), n_actions=2), seed=3),
         300.0,
+    ),
+    "qrdqn": lambda: _scaled(
+        QrDqn(QrDqnConfig(n_quantiles=7), Spaces(obs_shape=(4,), n_actions=3), seed=5), 30.0
     ),
     "sac": lambda: _scaled(
         Sac(
@@ -124,7 +129,7 @@ def test_the_onnx_policy_matches_torch_on_1000_observations(name: str, tmp_path:
 
 
 @pytest.mark.parametrize("runtime", ["numpy", "onnx"])
-@pytest.mark.parametrize("name", ["dqn", "dqn_dueling", "iqn_even", "iqn_fixed"])
+@pytest.mark.parametrize("name", ["dqn", "dqn_dueling", "iqn_even", "iqn_fixed", "qrdqn"])
 def test_values_as_large_as_a_trained_q_networks_match_torch_relative_to_their_size(
     name: str, runtime: str, tmp_path: Path
 ) -> None:

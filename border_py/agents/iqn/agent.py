@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING
 import torch
 
 from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, refuse_encoder
-from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
+from border_py.agents.iqn.losses import (
+    greedy_quantiles,
+    quantile_huber_loss,
+    quantile_target,
+    quantiles_of_action,
+)
 from border_py.agents.iqn.model import IqnNetwork, MeanQuantiles, sample_taus
 from border_py.agents.iqn.taus import EvenTaus, FixedTaus, TauSampling
 from border_py.agents.parts import seeded
@@ -18,13 +23,6 @@ from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
     from border_py.agents.iqn.config import IqnConfig
-
-
-def _of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
-    """The quantiles ``(batch, n_taus)`` of action ``act[i]`` for each batch item ``i``, from ``quantiles``
-    ``(batch, n_taus, n_actions)``."""
-    index = act.reshape(-1, 1, 1).expand(-1, quantiles.shape[1], 1)
-    return quantiles.gather(2, index).squeeze(2)
 
 
 class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
@@ -108,11 +106,10 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
         c, b, net = self.config, batch, self.parts.net
         n = len(b)
         taus = self._taus(c.pred_taus, n)
-        pred = _of_action(net.net(b.obs, taus), b.act.long())  # (batch, N)
+        pred = quantiles_of_action(net.net(b.obs, taus), b.act)  # (batch, N)
         with torch.no_grad():
             z_next = net.target(b.next_obs, self._taus(c.target_taus, n))  # (batch, N', actions)
-            next_quantiles = _of_action(z_next, z_next.mean(dim=1).argmax(dim=1))
-            target = quantile_target(b.reward, b.is_terminated, b.discount, next_quantiles)
+            target = quantile_target(b.reward, b.is_terminated, b.discount, greedy_quantiles(z_next))
         per_item = quantile_huber_loss(pred, taus, target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
         return loss, per_item.detach(), pred.detach().mean()

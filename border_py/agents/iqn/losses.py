@@ -1,4 +1,4 @@
-"""IQN's loss math as pure functions of tensors."""
+"""The quantile regression loss math of IQN and QR-DQN as pure functions of tensors."""
 
 from __future__ import annotations
 
@@ -42,3 +42,27 @@ def quantile_huber_loss(
     huber = torch.where(abs_u <= kappa, 0.5 * u**2, kappa * (abs_u - 0.5 * kappa))
     weight = (taus.unsqueeze(2) - (u.detach() < 0).float()).abs()
     return (weight * huber / kappa).mean(dim=2).sum(dim=1)
+
+
+def quantiles_of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+    """The quantiles ``(batch, n)`` of action ``act[i]`` for each batch item ``i``, from ``quantiles``
+    ``(batch, n, n_actions)``.
+
+    Examples:
+        >>> z = torch.tensor([[[1.0, 10.0], [2.0, 20.0]]])  # one item, 2 quantiles, 2 actions
+        >>> quantiles_of_action(z, torch.tensor([1]))
+        tensor([[10., 20.]])
+    """
+    index = act.long().reshape(-1, 1, 1).expand(-1, quantiles.shape[1], 1)
+    return quantiles.gather(2, index).squeeze(2)
+
+
+def greedy_quantiles(quantiles: torch.Tensor) -> torch.Tensor:
+    """The quantiles ``(batch, n)`` of each item's greedy action: the one whose quantiles ``(batch, n,
+    n_actions)`` have the largest mean (the first on a tie).
+
+    Examples:
+        >>> greedy_quantiles(torch.tensor([[[0.0, 1.0], [4.0, 2.0]]]))  # means 2.0 and 1.5
+        tensor([[0., 4.]])
+    """
+    return quantiles_of_action(quantiles, quantiles.mean(dim=1).argmax(dim=1))

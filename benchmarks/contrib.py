@@ -1,0 +1,211 @@
+"""A zoo entry of border_py and its peer (sb3-contrib, with RL Zoo's settings for the same env) side by side,
+seed by seed in one run: same env-step budget, same evaluation (10 deterministic episodes every 2,000 env
+steps on the peer's side, the zoo entry's own evaluations on ours), final and best greedy return, and the
+wall-clock ratio. The peer runs in its own virtualenv (``benchmarks/peers_venv.sh`` builds ``.venv-peers``),
+never in the package's.
+
+    benchmarks/peers_venv.sh
+    nice -n 5 .venv/bin/python -m benchmarks.contrib run --algo qrdqn --env CartPole-v1 --seeds 0 1 2
+    .venv/bin/python -m benchmarks.contrib table --out runs/contrib
+
+``run`` trains our side through ``border-py train`` (``<out>/<algo>/<env>/ours/seed<N>``), then the peer's
+(``.venv-peers/bin/python -m benchmarks.contrib peer ...``), one after the other on the same machine, one
+torch thread each, and writes ``<out>/<algo>/<env>/seed<N>.json``. ``table`` prints one markdown row per
+algorithm and env from those files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PEER_PYTHON = Path(".venv-peers/bin/python")
+EVAL_EVERY = 2_000
+EVAL_EPISODES = 10
+
+# RL Zoo's hyperparams/qrdqn.yml (the settings border_py/zoo/qrdqn.yaml translates), for sb3-contrib.
+PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
+    ("qrdqn", "CartPole-v1"): {
+        "n_timesteps": 50_000,
+        "learning_rate": 2.3e-3,
+        "batch_size": 64,
+        "buffer_size": 100_000,
+        "learning_starts": 1_000,
+        "gamma": 0.99,
+        "target_update_interval": 10,
+        "train_freq": 256,
+        "gradient_steps": 128,
+        "exploration_fraction": 0.16,
+        "exploration_final_eps": 0.04,
+        "policy_kwargs": {"net_arch": [256, 256], "n_quantiles": 10},
+    },
+    ("qrdqn", "Acrobot-v1"): {
+        "n_timesteps": 100_000,
+        "learning_rate": 6.3e-4,
+        "batch_size": 128,
+        "buffer_size": 50_000,
+        "learning_starts": 0,
+        "gamma": 0.99,
+        "target_update_interval": 250,
+        "train_freq": 4,
+        "gradient_steps": -1,
+        "exploration_fraction": 0.12,
+        "exploration_final_eps": 0.1,
+        "policy_kwargs": {"net_arch": [256, 256], "n_quantiles": 25},
+    },
+}
+
+
+def _evaluate(model: Any, env_id: str, seed: int) -> float:
+    """The mean return of ``EVAL_EPISODES`` deterministic episodes (reset seeds ``seed + i``)."""
+    import gymnasium as gym
+    import numpy as np
+
+    env: Any = gym.make(env_id)
+    returns = []
+    for i in range(EVAL_EPISODES):
+        obs, _ = env.reset(seed=seed + i)
+        total, done = 0.0, False
+        while not done:
+            action, _ = model.predict(obs, deterministic=True)
+            obs, reward, terminated, truncated, _ = env.step(action)
+            total += float(reward)
+            done = terminated or truncated
+        returns.append(total)
+    env.close()
+    return float(np.mean(returns))
+
+
+def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
+    """Trains sb3-contrib's ``algo`` with RL Zoo's settings, evaluating every ``EVAL_EVERY`` env steps (in
+    the peers' virtualenv)."""
+    import torch
+    from sb3_contrib import QRDQN
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    torch.set_num_threads(1)
+    settings = dict(PEER_SETTINGS[(algo, env_id)])
+    steps = settings.pop("n_timesteps")
+    evaluations: list[tuple[int, float]] = []
+    eval_seconds = [0.0]
+
+    class Evaluate(BaseCallback):  # type: ignore[misc]
+        def _on_step(self) -> bool:
+            if self.num_timesteps % EVAL_EVERY == 0:
+                start = time.perf_counter()
+                evaluations.append((self.num_timesteps, _evaluate(self.model, env_id, 10_000 * (seed + 1))))
+                eval_seconds[0] += time.perf_counter() - start
+            return True
+
+    model = QRDQN("MlpPolicy", env_id, seed=seed, device="cpu", **settings)
+    start = time.perf_counter()
+    model.learn(steps, callback=Evaluate())
+    seconds = time.perf_counter() - start
+    import sb3_contrib
+
+    return {
+        "library": f"sb3-contrib {sb3_contrib.__version__}",
+        "env_steps": steps,
+        "evaluations": evaluations,
+        "seconds": seconds,
+        "eval_seconds": eval_seconds[0],
+    }
+
+
+def ours(algo: str, env_id: str, seed: int, model_dir: Path) -> dict[str, Any]:
+    """Trains the zoo entry through ``border-py train`` and reads its evaluations back."""
+    from border_py.plot import read_curve
+    from border_py.run import cli
+    from border_py.run.rundir import RunDir
+
+    argv = ["train", algo, "--env", env_id, "--seed", str(seed), "--model-dir", str(model_dir)]
+    start = time.perf_counter()
+    status = cli.main([*argv, "--overwrite", "--no-progress"])
+    seconds = time.perf_counter() - start
+    if status != 0:
+        raise RuntimeError(f"border-py {' '.join(argv)} exited with status {status}")
+    curve = read_curve(model_dir, "eval/episode_return")
+    result = RunDir(model_dir).last_result()
+    return {
+        "library": "border_py",
+        "env_steps": result.env_steps,
+        "evaluations": [(int(s), float(v)) for s, v in zip(curve.env_steps, curve.values, strict=True)],
+        "seconds": seconds,
+    }
+
+
+def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
+    """Both sides for each seed, one after the other; ``<out>/<algo>/<env>/seed<N>.json``."""
+    if not PEER_PYTHON.exists():
+        raise SystemExit(f"{PEER_PYTHON} is missing: build it with benchmarks/peers_venv.sh")
+    root = out / algo / env_id.replace("/", "_")
+    for seed in seeds:
+        mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
+        argv = [str(PEER_PYTHON), "-m", "benchmarks.contrib", "peer", "--algo", algo, "--env", env_id]
+        done = subprocess.run([*argv, "--seed", str(seed)], capture_output=True, text=True, check=True)
+        theirs = json.loads(done.stdout.strip().splitlines()[-1])
+        (root / f"seed{seed}.json").write_text(json.dumps({"ours": mine, "peer": theirs}, indent=1))
+        print(f"seed {seed}: {_summary(mine)} | {_summary(theirs)}", flush=True)
+
+
+def _summary(side: dict[str, Any]) -> str:
+    values = [v for _, v in side["evaluations"]]
+    return f"{side['library']}: final {values[-1]:.1f}, best {max(values):.1f}, {side['seconds']:.0f} s"
+
+
+def table(out: Path) -> str:
+    """One markdown row per algorithm and env under ``out``: medians over seeds, per-seed finals."""
+    lines = [
+        "| algorithm, env | env steps | seeds | final, ours / peer (median) | best, ours / peer (median) | "
+        "final per seed, ours / peer | wall-clock, ours / peer (median) | peer |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for env_dir in sorted(p for p in out.glob("*/*") if list(p.glob("seed*.json"))):
+        runs = [json.loads(p.read_text()) for p in sorted(env_dir.glob("seed*.json"))]
+        final = {k: [r[k]["evaluations"][-1][1] for r in runs] for k in ("ours", "peer")}
+        best = {k: [max(v for _, v in r[k]["evaluations"]) for r in runs] for k in ("ours", "peer")}
+        ratio = statistics.median(r["ours"]["seconds"] / r["peer"]["seconds"] for r in runs)
+        per_seed = ", ".join(f"{a:.1f} / {b:.1f}" for a, b in zip(final["ours"], final["peer"], strict=True))
+        cells = [
+            f"{env_dir.parent.name}, {env_dir.name}",
+            f"{runs[0]['peer']['env_steps']:,}",
+            str(len(runs)),
+            f"{statistics.median(final['ours']):.1f} / {statistics.median(final['peer']):.1f}",
+            f"{statistics.median(best['ours']):.1f} / {statistics.median(best['peer']):.1f}",
+            per_seed,
+            f"{ratio:.2f}",
+            runs[0]["peer"]["library"],
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``run``, ``peer`` (the peers' virtualenv's half) or ``table``."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.contrib", description=__doc__)
+    parser.add_argument("command", choices=["run", "peer", "table"])
+    parser.add_argument("--algo", choices=sorted({a for a, _ in PEER_SETTINGS}), default="qrdqn")
+    parser.add_argument("--env", default="CartPole-v1")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--out", type=Path, default=Path("runs/contrib"))
+    args = parser.parse_args(argv)
+    if (args.algo, args.env) not in PEER_SETTINGS and args.command != "table":
+        parser.error(f"no peer settings for {args.algo} on {args.env}: {sorted(PEER_SETTINGS)}")
+    if args.command == "peer":
+        print(json.dumps(peer(args.algo, args.env, args.seed)))
+    elif args.command == "run":
+        run(args.algo, args.env, args.seeds, args.out)
+    else:
+        print(table(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
