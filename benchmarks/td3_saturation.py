@@ -145,7 +145,7 @@ def sb3_model(env_id: str, seed: int, optimizer_kwargs: dict[str, Any] | None = 
 
 
 def copy_weights(src: Td3, model: Any) -> None:
-    """Ours into SB3's: actor ``net`` -> ``mu`` (SB3's ends in its Tanh), critics ``qs.i`` -> ``qf<i>``,
+    """Ours into SB3's: actor ``net`` -> ``mu`` (SB3's ends in its Tanh), critic ``i`` -> ``qf<i>``,
     targets equal to the online networks."""
     actor, critic = src.parts.actor, src.parts.critic
     with torch.no_grad():
@@ -153,8 +153,9 @@ def copy_weights(src: Td3, model: Any) -> None:
             for a, b in zip(ours_net.parameters(), theirs.parameters(), strict=True):
                 b.copy_(a)
         for ours_c, theirs_c in ((critic.net, model.critic), (critic.target, model.critic_target)):
-            for i, q in enumerate(ours_c.qs):
-                for a, b in zip(q.parameters(), getattr(theirs_c, f"qf{i}").parameters(), strict=True):
+            for i in range(ours_c.n):
+                qf = getattr(theirs_c, f"qf{i}")
+                for a, b in zip(ours_c.member(i).parameters(), qf.parameters(), strict=True):
                     b.copy_(a)
 
 
@@ -182,7 +183,7 @@ def our_side(name: str, agent: Td3, buffer: IndexedBuffer, noise_seed: int) -> S
         return loss if isinstance(loss, float) else None
 
     actor, critic = agent.parts.actor.net, agent.parts.critic.net
-    nets = [actor.net, *critic.qs]
+    nets = [actor.net, critic]
     return Side(name, update, actor.net, critic.first, actor.scale, actor.bias,
                 lambda: [p for n in nets for p in n.parameters()])  # fmt: skip
 

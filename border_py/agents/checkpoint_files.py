@@ -72,7 +72,7 @@ def load_modules(
         except Exception as exc:  # torch raises several types for a corrupt or truncated file
             raise ValueError(f"{file} is not a readable checkpoint file: {_load_error(file, exc)}") from exc
 
-    states = {name: read(path / name) for name in modules}
+    states = {name: upgraded(module, read(path / name)) for name, module in modules.items()}
     extra = read(path / "state.pt")
     if not isinstance(extra, dict):
         raise ValueError(f"{path / 'state.pt'} does not hold a {agent} training state")
@@ -84,6 +84,13 @@ def load_modules(
     for name, module in modules.items():
         module.load_state_dict(states[name])
     return extra
+
+
+def upgraded(module: nn.Module, state: Any) -> Any:
+    """``state`` in ``module``'s layout: a module whose layout changed (`CriticEnsemble`) maps a state dict
+    of its former layout onto its own with ``upgrade_state_dict``; any other state is returned as read."""
+    upgrade = getattr(module, "upgrade_state_dict", None)
+    return upgrade(state) if callable(upgrade) and isinstance(state, dict) else state
 
 
 def state_arrays(module: nn.Module) -> dict[str, np.ndarray]:

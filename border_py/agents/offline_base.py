@@ -33,11 +33,12 @@ import attrs
 import numpy.typing as npt
 import torch
 
+from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import F32, MlpParts, f32, linear_layers
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.parts import Saved, Tracked, Trained, seeded
 from border_py.agents.policies import ActionScale, GaussianPolicy
-from border_py.agents.toolkit import CriticEnsemble, torch_device
+from border_py.agents.toolkit import torch_device
 from border_py.agents.torch_agent import AgentConfig, TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces

@@ -21,12 +21,13 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-# The checkpoint files are their own module; the toolkit offers them with the rest.
+# The checkpoint files and the critic ensemble are their own modules; the toolkit offers them with the rest.
 from border_py.agents.checkpoint_files import load_modules as load_modules
 from border_py.agents.checkpoint_files import load_optimizer as load_optimizer
 from border_py.agents.checkpoint_files import load_state_arrays as load_state_arrays
 from border_py.agents.checkpoint_files import save_modules as save_modules
 from border_py.agents.checkpoint_files import state_arrays as state_arrays
+from border_py.agents.ensemble import CriticEnsemble as CriticEnsemble
 from border_py.numpy_mlp import Mlp
 
 __all__ = [
@@ -189,30 +190,6 @@ class NumpyMlp:
         if self._storage() != self._pointers:
             self._take_views()
         return self._forward(x)
-
-
-class CriticEnsemble(nn.Module):
-    """``n`` independent Q-networks ``Q_i(s, a)``, each an MLP over ``concat(obs, act)`` (SAC, TD3, AWAC and
-    IQL take their minimum).
-
-    Examples:
-        >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
-        torch.Size([2, 5])
-    """
-
-    def __init__(self, obs_dim: int, act_dim: int, hidden: Sequence[int], n: int) -> None:
-        super().__init__()
-        self.qs = nn.ModuleList(mlp(obs_dim + act_dim, 1, hidden) for _ in range(n))
-
-    def first(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
-        """The first critic's Q-value alone, ``(batch,)`` (what TD3's policy climbs)."""
-        out: torch.Tensor = self.qs[0](torch.cat([obs, act], dim=-1)).squeeze(-1)
-        return out
-
-    def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
-        """Returns every critic's Q-value, ``(n, batch)``."""
-        x = torch.cat([obs, act], dim=-1)
-        return torch.stack([q(x).squeeze(-1) for q in self.qs])
 
 
 @contextmanager

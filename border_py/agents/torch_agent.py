@@ -155,6 +155,17 @@ class TorchAgent(TrainEvalMode, ABC, Generic[P]):
         if self.generator is not None:
             restore_generator(self.generator, state["generator"])
 
+    def _upgraded_optimizer_state(self, key: str, state: Any) -> Any:
+        """The saved state of optimiser ``key`` in its network's layout (see `checkpoint_files.upgraded`:
+        a network whose layout changed maps its former optimiser state too)."""
+        for part in parts_of(self.parts):
+            upgrade = (
+                getattr(part.net, "upgrade_optimizer_state", None) if isinstance(part, Trained) else None
+            )
+            if isinstance(part, Trained) and part.optimizer_key == key and callable(upgrade):
+                return upgrade(state) if isinstance(state, dict) else state
+        return state
+
     def _optimizer_states(self) -> dict[str, Any]:
         states = {key: optimizer.state_dict() for key, optimizer in self._optimizers().items()}
         return states if self.optimizers_key is None else {self.optimizers_key: states}
@@ -177,7 +188,7 @@ class TorchAgent(TrainEvalMode, ABC, Generic[P]):
         state = load_modules(path, self._modules(), self.name, self.device, keys)
         saved = state if self.optimizers_key is None else state[self.optimizers_key]
         for key, optimizer in self._optimizers().items():
-            load_optimizer(optimizer, saved[key])
+            load_optimizer(optimizer, self._upgraded_optimizer_state(key, saved[key]))
         with torch.no_grad():
             for key, value in self._scalars().items():
                 value.copy_(state[key])

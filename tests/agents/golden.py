@@ -4,6 +4,11 @@ the same steps with today's code and asserts every saved tensor, number and acti
 the golden checkpoint loads: a change to an agent's internals (its base class, its constructor) keeps
 both its arithmetic and its checkpoint format, bit for bit.
 
+The agents with critics (SAC, TD3, TD3+BC, IQL, AWAC, CQL) were written again when their critics became one
+stacked module (`border_py.agents.ensemble.CriticEnsemble`): the layout of ``critic.pt`` changed and the
+batched matmul rounds differently (actions moved by at most 3e-8 over these steps). Their 0.2.0 files are
+kept in ``golden_0.2.0/`` and must still load.
+
 Written once with ``python -m tests.agents.golden`` (tiny networks; 1 torch thread). Valid for the pinned
 torch (2.13.0, CPU) on x86-64: another build may round differently, and then these files are remade.
 """
@@ -37,6 +42,9 @@ from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer
 
 GOLDEN = Path(__file__).parent / "golden"
+LEGACY = Path(__file__).parent / "golden_0.2.0"
+"""The critic agents' 0.2.0 checkpoints, in the former critic layout (a ``ModuleList`` of MLPs): they load
+into the stacked `CriticEnsemble`."""
 OPT_CALLS = 5
 TINY = (8, 8)
 

@@ -1,5 +1,6 @@
-"""Every agent kind acts, trains and saves exactly as border_py 0.2.0 did, and its 0.2.0 checkpoint loads
-(the golden files and how they were made: `tests/agents/golden.py`)."""
+"""Every agent kind acts, trains and saves exactly as its golden files say, and they load; a checkpoint of the
+former critic layout (0.2.0's per-critic ``ModuleList``) loads into the stacked `CriticEnsemble` (the golden
+files and how they were made: `tests/agents/golden.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from tests.agents.golden import CASES, GOLDEN, _build, run_case
+from border_py.agents.ensemble import CriticEnsemble
+from border_py.agents.td3.model import BoxCritic
+from tests.agents.golden import CASES, GOLDEN, LEGACY, _build, run_case
 
 
 def _same(a: Any, b: Any, where: str) -> list[str]:
@@ -63,3 +66,43 @@ def test_a_checkpoint_of_the_previous_release_loads_and_saves_back_unchanged(
 
 def test_a_difference_is_seen() -> None:
     assert _same({"a": torch.zeros(2)}, {"a": torch.tensor([0.0, 1e-30])}, "state") == ["state.a"]
+
+
+def _upgraded(agent: Any, legacy: Path, name: str) -> Any:
+    """A file of the former critic layout as the agent's stacked critic would save it: the critics' files
+    and the critic optimiser's state mapped by `CriticEnsemble`'s own upgrade functions."""
+    state = torch.load(legacy / name, weights_only=True)
+    critic = agent.parts.critic.net
+    if name.startswith("critic"):
+        return critic.upgrade_state_dict(state)
+    if name == "state.pt":
+        holder = state.get("optimizers", state)
+        holder[agent.parts.critic.optimizer_key] = critic.upgrade_optimizer_state(
+            holder[agent.parts.critic.optimizer_key]
+        )
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in LEGACY.iterdir()))
+def test_a_checkpoint_of_the_former_critic_layout_loads_into_the_stacked_critics(
+    name: str, tmp_path: Path
+) -> None:
+    agent = _build(name)
+    agent.load_params(LEGACY / name)
+    critic = agent.parts.critic.net
+    assert isinstance(critic, CriticEnsemble)
+    agent.save_params(tmp_path)
+    for file in sorted(p.name for p in (LEGACY / name).glob("*.pt")):
+        saved = torch.load(tmp_path / file, weights_only=True)
+        assert _same(saved, _upgraded(agent, LEGACY / name, file), file) == []
+    # Each stacked critic computes what the former per-critic MLP of the file computed (TD3's critics
+    # take the action rescaled to [-1, 1]).
+    former = torch.load(LEGACY / name / "critic.pt", weights_only=True)
+    obs, act = torch.randn(7, 4), torch.randn(7, 2)
+    act_in = (act - critic.bias) / critic.scale if isinstance(critic, BoxCritic) else act
+    for i in range(critic.n):
+        h = torch.cat([obs, act_in], dim=-1)
+        for j in (0, 2, 4):
+            h = torch.nn.functional.linear(h, former[f"qs.{i}.{j}.weight"], former[f"qs.{i}.{j}.bias"])
+            h = h.relu() if j < 4 else h
+        torch.testing.assert_close(critic(obs, act)[i], h.squeeze(-1))

@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from border_py.agents.cql.losses import conservative_gap, conservative_penalty, uniform_log_density
+from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import F32, linear_layers, mean_head
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.offline_base import ObsStats, OfflineAgent
@@ -17,7 +18,7 @@ from border_py.agents.parts import Saved, Scalar, Tracked, Trained, seeded
 from border_py.agents.sac.losses import actor_loss, alpha_loss, squashed_gaussian_log_prob
 from border_py.agents.sac.model import GaussianActor
 from border_py.agents.td3.losses import td_target
-from border_py.agents.toolkit import CriticEnsemble, frozen
+from border_py.agents.toolkit import frozen
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 

@@ -10,6 +10,7 @@ import numpy.typing as npt
 import torch
 
 from border_py.agents.actor_critic import ActorCriticAgent
+from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import MlpParts, linear_layers, mean_head
 from border_py.agents.parts import Scalar, Tracked, Trained, seeded
 from border_py.agents.sac.losses import (
@@ -20,7 +21,7 @@ from border_py.agents.sac.losses import (
     squashed_gaussian_log_prob,
 )
 from border_py.agents.sac.model import GaussianActor
-from border_py.agents.toolkit import CriticEnsemble, frozen
+from border_py.agents.toolkit import frozen
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch

@@ -12,11 +12,12 @@ import torch
 from torch import nn
 
 from border_py.agents.actor_critic import ActorCriticAgent
+from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import MlpParts, linear_layers
 from border_py.agents.parts import Tracked, seeded
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
 from border_py.agents.td3.model import BoxCritic, DeterministicActor
-from border_py.agents.toolkit import CriticEnsemble, frozen
+from border_py.agents.toolkit import frozen
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch

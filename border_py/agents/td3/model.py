@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents.toolkit import CriticEnsemble, mlp
+from border_py.agents.ensemble import CriticEnsemble
+from border_py.agents.toolkit import mlp
 
 
 class DeterministicActor(nn.Module):

@@ -8,6 +8,7 @@ import attrs
 import torch
 from torch import nn
 
+from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import F32, linear_layers
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.offline_base import ObsStats, OfflineAgent
@@ -15,7 +16,7 @@ from border_py.agents.parts import Saved, Tracked, seeded
 from border_py.agents.td3.agent import smoothed_td_target
 from border_py.agents.td3.losses import critic_loss
 from border_py.agents.td3bc.losses import td3bc_actor_loss
-from border_py.agents.toolkit import CriticEnsemble, frozen, mlp
+from border_py.agents.toolkit import frozen, mlp
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 

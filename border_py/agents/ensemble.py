@@ -1,0 +1,186 @@
+"""``CriticEnsemble``: ``n`` critics as one module, each layer's weights stacked so that every critic runs in
+one batched matmul per layer (``baddbmm``), and the mapping of the former per-critic checkpoints onto it.
+
+Until 0.2.0 the ensemble was a ``ModuleList`` of ``n`` MLPs (keys ``qs.<i>.<j>.weight``, ``(out, in)``),
+run one after the other; a checkpoint or optimiser state of that layout is read into the stacked one
+(`upgrade_state_dict`, `upgrade_optimizer_state`), so models saved before still load and resume.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch import nn
+
+__all__ = ["CriticEnsemble", "StackedLinear"]
+
+_LEGACY_KEY = re.compile(r"qs\.(\d+)\.(\d+)\.(weight|bias)")
+
+
+class StackedLinear(nn.Module):
+    """``n`` linear layers side by side: ``x (n, batch, in) -> (n, batch, out)``, ``x[i] @ weight[i] +
+    bias[i]``, in one ``baddbmm``. ``weight`` is ``(n, in, out)`` (already transposed), ``bias``
+    ``(n, 1, out)``.
+
+    Examples:
+        >>> layer = StackedLinear([nn.Linear(3, 2), nn.Linear(3, 2)])
+        >>> layer(torch.zeros(2, 5, 3)).shape
+        torch.Size([2, 5, 2])
+    """
+
+    def __init__(self, layers: Sequence[nn.Linear]) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.stack([layer.weight.detach().T for layer in layers]).contiguous())
+        self.bias = nn.Parameter(torch.stack([layer.bias.detach() for layer in layers]).unsqueeze(1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Each member's layer on its own slice of ``x``."""
+        return torch.baddbmm(self.bias, x, self.weight)
+
+
+class CriticEnsemble(nn.Module):
+    """``n`` independent Q-networks ``Q_i(s, a)``, each a ReLU MLP over ``concat(obs, act)`` to ``out``
+    values (1: a Q-value; TQC: quantiles), as one module of stacked layers (SAC, TD3, TD3+BC, AWAC, IQL and
+    CQL take their minimum).
+
+    The members are drawn as ``n`` MLPs one after the other (the same weights, from the same seed, as the
+    former ``ModuleList``), then stacked.
+
+    Examples:
+        >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
+        torch.Size([2, 5])
+        >>> CriticEnsemble(3, 2, (8,), n=5, out=25)(torch.zeros(4, 3), torch.zeros(4, 2)).shape
+        torch.Size([5, 4, 25])
+    """
+
+    def __init__(self, obs_dim: int, act_dim: int, hidden: Sequence[int], n: int, out: int = 1) -> None:
+        super().__init__()
+        if obs_dim + act_dim < 1 or out < 1 or n < 1 or any(h < 1 for h in hidden):
+            sizes = f"in {obs_dim + act_dim}, hidden {tuple(hidden)}, out {out}, n {n}"
+            raise ValueError(f"critic sizes must be >= 1, got {sizes}")
+        sizes = [obs_dim + act_dim, *hidden, out]
+        # Drawn member by member, layer by layer: the draws of n separate `toolkit.mlp`s.
+        linears = [[nn.Linear(a, b) for a, b in itertools.pairwise(sizes)] for _ in range(n)]
+        self.n, self.out = n, out
+        self.layers = nn.ModuleList(
+            StackedLinear([lin[k] for lin in linears]) for k in range(len(hidden) + 1)
+        )
+
+    def _run(self, x: torch.Tensor) -> torch.Tensor:
+        last = len(self.layers) - 1
+        for k, layer in enumerate(self.layers):
+            x = layer(x)
+            if k < last:
+                x = torch.relu(x)
+        return x
+
+    def first(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+        """The first critic's output alone, ``(*batch,)`` (what TD3's policy climbs)."""
+        x = torch.cat([obs, act], dim=-1)
+        lead = x.shape[:-1]
+        x = x.reshape(-1, x.shape[-1])
+        last = len(self.layers) - 1
+        for k, layer in enumerate(self.layers):
+            assert isinstance(layer, StackedLinear)
+            x = torch.addmm(layer.bias[0], x, layer.weight[0])
+            if k < last:
+                x = torch.relu(x)
+        return x.reshape(*lead) if self.out == 1 else x.reshape(*lead, self.out)
+
+    def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
+        """Returns every critic's output, ``(n, *batch)`` (``(n, *batch, out)`` for ``out > 1``): the
+        observations and actions may have any leading dimensions (CQL's sampled actions: two)."""
+        x = torch.cat([obs, act], dim=-1)
+        lead = x.shape[:-1]
+        x = x.reshape(-1, x.shape[-1])
+        y = self._run(x.expand(self.n, *x.shape))  # (n, rows, out)
+        return y.reshape(self.n, *lead) if self.out == 1 else y.reshape(self.n, *lead, self.out)
+
+    def member(self, i: int) -> nn.Sequential:
+        """A copy of critic ``i`` as a plain MLP (``Linear`` layers of ``(out, in)`` weights), for code
+        that wants one critic on its own (a comparison with another library's critic)."""
+        last = len(self.layers) - 1
+        modules: list[nn.Module] = []
+        for k, layer in enumerate(self.layers):
+            assert isinstance(layer, StackedLinear)
+            n_in, n_out = layer.weight.shape[1:]
+            linear = nn.Linear(n_in, n_out, device=layer.weight.device)
+            with torch.no_grad():
+                linear.weight.copy_(layer.weight[i].T)
+                linear.bias.copy_(layer.bias[i, 0])
+            modules += [linear, nn.ReLU()] if k < last else [linear]
+        return nn.Sequential(*modules)
+
+    def upgrade_state_dict(self, state: dict[str, Any]) -> dict[str, Any]:
+        """``state`` in this module's layout: a state dict of the former ``ModuleList`` (``qs.<i>.<j>.*``)
+        stacked per layer; any other returned as it is (the caller checks its keys and shapes)."""
+        legacy = _legacy_layers(state)
+        if legacy is None:
+            return state
+        upgraded: dict[str, Any] = {}
+        for k, index in enumerate(legacy):
+            upgraded[f"layers.{k}.weight"] = torch.stack(
+                [state[f"qs.{i}.{index}.weight"].T for i in range(self.n)]
+            )
+            upgraded[f"layers.{k}.bias"] = torch.stack([state[f"qs.{i}.{index}.bias"] for i in range(self.n)])
+            upgraded[f"layers.{k}.bias"] = upgraded[f"layers.{k}.bias"].unsqueeze(1)
+        return {key: value.contiguous() for key, value in upgraded.items()}
+
+    def upgrade_optimizer_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        """An optimiser's state dict over the former ``ModuleList``'s parameters (``n`` members x
+        ``(weight, bias)`` per layer, in that order) mapped onto the stacked ones (``(weight, bias)`` per
+        layer): each per-parameter tensor (Adam's moments) stacked as the weights are, the step kept. A
+        state whose parameter count is already this module's is returned as it is."""
+        n_layers = len(self.layers)
+        ids = [i for group in state.get("param_groups", []) for i in group.get("params", [])]
+        per_param = state.get("state", {})
+        if len(ids) != 2 * n_layers * self.n or not _legacy_moments(per_param, ids[0], self.n):
+            return state
+        new_state: dict[int, dict[str, Any]] = {}
+        for k in range(n_layers):
+            for part in (0, 1):  # weight, bias
+                members = [per_param.get(ids[i * 2 * n_layers + 2 * k + part], {}) for i in range(self.n)]
+                if not all(members):
+                    continue
+                new_state[2 * k + part] = {
+                    name: _stack_moment([m[name] for m in members], part == 0) for name in members[0]
+                }
+        groups = [{**state["param_groups"][0], "params": list(range(2 * n_layers))}]
+        return {"state": new_state, "param_groups": groups}
+
+
+def _stack_moment(values: list[Any], weight: bool) -> Any:
+    """Per-member optimiser tensors stacked as `StackedLinear` stacks the parameters; a scalar (Adam's
+    ``step``) is the same for every member and kept once."""
+    if not isinstance(values[0], torch.Tensor):
+        return values[0]
+    if values[0].dim() == 0:
+        return values[
+            0
+        ].clone()  # Adam counts its step in place: a tensor shared by two parameters counts twice
+    if weight:
+        return torch.stack([v.T for v in values]).contiguous()
+    return torch.stack(values).unsqueeze(1)
+
+
+def _legacy_moments(per_param: dict[int, dict[str, Any]], first: int, n: int) -> bool:
+    """Whether an optimiser state over ``2 x layers x n`` parameters is the former layout's: with ``n > 1``
+    the count says so; with one critic the counts agree, and its first weight's moments tell (``(out,
+    in)`` there, ``(1, in, out)`` here)."""
+    if n > 1:
+        return True
+    moments = [v for v in per_param.get(first, {}).values() if isinstance(v, torch.Tensor) and v.dim() > 0]
+    return bool(moments) and moments[0].dim() == 2
+
+
+def _legacy_layers(state: dict[str, Any]) -> list[int] | None:
+    """The sequence indices of the former layout's linear layers (``[0, 2, 4]``), or ``None`` when
+    ``state`` is not of that layout."""
+    found = [_LEGACY_KEY.fullmatch(key) for key in state]
+    if not found or not all(found):
+        return None
+    return sorted({int(m[2]) for m in found if m is not None and m[1] == "0"})
