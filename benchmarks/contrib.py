@@ -1,8 +1,8 @@
 """A zoo entry of border_py and its peer (sb3-contrib, with RL Zoo's settings for the same env) side by side,
 seed by seed in one run: same env-step budget, same evaluation (10 deterministic episodes every 2,000 env
-steps on the peer's side, the zoo entry's own evaluations on ours), final and best greedy return, and the
-wall-clock ratio. The peer runs in its own virtualenv (``benchmarks/peers_venv.sh`` builds ``.venv-peers``),
-never in the package's.
+steps on the peer's side, 1,000 on Pendulum, the zoo entry's own evaluations on ours), final and best
+greedy return, and the wall-clock ratio. The peer runs in its own virtualenv (``benchmarks/peers_venv.sh``
+builds ``.venv-peers``), never in the package's.
 
     benchmarks/peers_venv.sh
     nice -n 5 .venv/bin/python -m benchmarks.contrib run --algo qrdqn --env CartPole-v1 --seeds 0 1 2
@@ -59,6 +59,21 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "exploration_final_eps": 0.1,
         "policy_kwargs": {"net_arch": [256, 256], "n_quantiles": 25},
     },
+    # The zoo's tqc Pendulum-v1 entry: the zoo's SAC settings with sb3-contrib's TQC critics (RL Zoo's own
+    # TQC entry uses gSDE, which border_py's SAC and TQC do not have yet); evaluated every 1,000 env steps
+    # as ours is.
+    ("tqc", "Pendulum-v1"): {
+        "n_timesteps": 20_000,
+        "eval_every": 1_000,
+        "learning_rate": 1e-3,
+        "buffer_size": 100_000,
+        "batch_size": 256,
+        "learning_starts": 256,
+        "tau": 0.005,
+        "gamma": 0.99,
+        "top_quantiles_to_drop_per_net": 2,
+        "policy_kwargs": {"net_arch": [256, 256], "n_critics": 2, "n_quantiles": 25},
+    },
 }
 
 
@@ -86,24 +101,25 @@ def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
     """Trains sb3-contrib's ``algo`` with RL Zoo's settings, evaluating every ``EVAL_EVERY`` env steps (in
     the peers' virtualenv)."""
     import torch
-    from sb3_contrib import QRDQN
+    from sb3_contrib import QRDQN, TQC
     from stable_baselines3.common.callbacks import BaseCallback
 
     torch.set_num_threads(1)
     settings = dict(PEER_SETTINGS[(algo, env_id)])
     steps = settings.pop("n_timesteps")
+    eval_every = settings.pop("eval_every", EVAL_EVERY)
     evaluations: list[tuple[int, float]] = []
     eval_seconds = [0.0]
 
     class Evaluate(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
-            if self.num_timesteps % EVAL_EVERY == 0:
+            if self.num_timesteps % eval_every == 0:
                 start = time.perf_counter()
                 evaluations.append((self.num_timesteps, _evaluate(self.model, env_id, 10_000 * (seed + 1))))
                 eval_seconds[0] += time.perf_counter() - start
             return True
 
-    model = QRDQN("MlpPolicy", env_id, seed=seed, device="cpu", **settings)
+    model = {"qrdqn": QRDQN, "tqc": TQC}[algo]("MlpPolicy", env_id, seed=seed, device="cpu", **settings)
     start = time.perf_counter()
     model.learn(steps, callback=Evaluate())
     seconds = time.perf_counter() - start

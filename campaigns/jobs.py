@@ -79,6 +79,7 @@ JOBS: tuple[Job, ...] = (
     Job("iqn_cartpole", "reference", "iqn", "CartPole-v1", threshold=475.0),
     Job("sac_pendulum", "reference", "sac", "Pendulum-v1", threshold=-200.0),
     Job("td3_pendulum", "reference", "td3", "Pendulum-v1", threshold=-200.0),
+    Job("tqc_pendulum", "reference", "tqc", "Pendulum-v1", threshold=-200.0),
     Job("ppo_cartpole", "reference", "ppo", "CartPole-v1", threshold=475.0),
     Job("ppo_pendulum", "reference", "ppo", "Pendulum-v1", threshold=-200.0),
     _offline("bc_pendulum", "bc", "pendulum-medium-v0"),

@@ -28,6 +28,7 @@ from border_py.agents.qrdqn import QrDqn, QrDqnConfig
 from border_py.agents.sac import Sac, SacConfig
 from border_py.agents.td3 import Td3, Td3Config
 from border_py.agents.td3bc import Td3Bc, Td3BcConfig
+from border_py.agents.tqc import Tqc, TqcConfig
 from border_py.agents.value_based import (
     ValueBasedAgent,
     ValueBasedConfig,
@@ -68,6 +69,8 @@ __all__ = [
     "Td3Bc",
     "Td3BcConfig",
     "Td3Config",
+    "Tqc",
+    "TqcConfig",
     "UniformTaus",
     "ValueBasedAgent",
     "ValueBasedConfig",

@@ -60,8 +60,8 @@ class CriticEnsemble(nn.Module):
     def __init__(self, obs_dim: int, act_dim: int, hidden: Sequence[int], n: int, out: int = 1) -> None:
         super().__init__()
         if obs_dim + act_dim < 1 or out < 1 or n < 1 or any(h < 1 for h in hidden):
-            sizes = f"in {obs_dim + act_dim}, hidden {tuple(hidden)}, out {out}, n {n}"
-            raise ValueError(f"critic sizes must be >= 1, got {sizes}")
+            given = f"in {obs_dim + act_dim}, hidden {tuple(hidden)}, out {out}, n {n}"
+            raise ValueError(f"critic sizes must be >= 1, got {given}")
         sizes = [obs_dim + act_dim, *hidden, out]
         # Drawn member by member, layer by layer: the draws of n separate `toolkit.mlp`s.
         linears = [[nn.Linear(a, b) for a, b in itertools.pairwise(sizes)] for _ in range(n)]

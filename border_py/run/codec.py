@@ -59,6 +59,7 @@ TAGS: dict[str, dict[str, str]] = {
         },
         "td3bc": "border_py.agents:Td3BcConfig",
         "qrdqn": "border_py.agents:QrDqnConfig",
+        "tqc": "border_py.agents:TqcConfig",
     },
     "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
 }

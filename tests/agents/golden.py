@@ -37,6 +37,7 @@ from border_py.agents import (
     SacConfig,
     Td3BcConfig,
     Td3Config,
+    TqcConfig,
 )
 from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer
@@ -72,6 +73,11 @@ CASES: dict[str, tuple[Any, Spaces, str]] = {
     # Cases added after 0.2.0 are written by the code that added them (QR-DQN: after 0.2.0, unreleased).
     "qrdqn": (QrDqnConfig(n_quantiles=5, hidden=TINY, target_update_interval=2), DISCRETE, "per"),
     "sac": (SacConfig(actor_hidden=TINY, critic_hidden=TINY, batch_size=16), BOX, "replay"),
+    "tqc": (
+        TqcConfig(actor_hidden=TINY, critic_hidden=TINY, batch_size=16, n_critics=3, n_quantiles=4),
+        BOX,
+        "per",
+    ),
     "td3": (Td3Config(actor_hidden=TINY, critic_hidden=TINY, batch_size=16), BOX, "replay"),
     "td3_ou": (
         Td3Config(actor_hidden=TINY, critic_hidden=TINY, batch_size=16, exploration="ou"),

@@ -26,6 +26,7 @@ CASES = [
     ("dqn", "CartPole-v1"),
     ("iqn", "CartPole-v1"),
     ("qrdqn", "CartPole-v1"),
+    ("tqc", "Pendulum-v1"),
     ("sac", "Pendulum-v1"),
     ("td3", "Pendulum-v1"),
     ("ppo", "Pendulum-v1"),

@@ -33,6 +33,8 @@ from border_py.agents import (
     QrDqnConfig,
     Sac,
     SacConfig,
+    Tqc,
+    TqcConfig,
 )
 from border_py.base import Spaces
 from border_py.base.agent import Agent
@@ -80,6 +82,17 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         "Pendulum-v1",
         lambda env: Sac(
             SacConfig(actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32), env.spaces, seed=3
+        ),
+        False,
+    ),
+    "tqc": (
+        "Pendulum-v1",
+        lambda env: Tqc(
+            TqcConfig(
+                actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32, n_critics=2, n_quantiles=5
+            ),
+            env.spaces,
+            seed=3,
         ),
         False,
     ),

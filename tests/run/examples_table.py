@@ -38,6 +38,7 @@ EXAMPLES = [
     Example("sac_pendulum", "sac", "Pendulum-v1"),
     Example("sac_mujoco", "sac", "HalfCheetah-v5"),
     Example("td3_pendulum", "td3", "Pendulum-v1"),
+    Example("tqc_pendulum", "tqc", "Pendulum-v1"),
     Example("ppo_cartpole", "ppo", "CartPole-v1"),
     Example("ppo_mujoco", "ppo", "Hopper-v5"),
     Example("bc_pendulum", "bc", "pendulum-medium-v0"),

@@ -23,6 +23,8 @@ from border_py.agents import (
     QrDqnConfig,
     Sac,
     SacConfig,
+    Tqc,
+    TqcConfig,
 )
 from border_py.agents.iqn import UniformTaus
 from border_py.base import Spaces
@@ -64,6 +66,14 @@ AGENTS = {
             SacConfig(),
             Spaces(obs_shape=(3,), action_low=np.array([-2.0, 0.0]), action_high=np.array([2.0, 1.0])),
             seed=4,
+        ),
+        3.0,
+    ),
+    "tqc": lambda: _scaled(
+        Tqc(
+            TqcConfig(n_critics=2),
+            Spaces(obs_shape=(3,), action_low=np.array([-1.0, 0.0]), action_high=np.array([1.0, 2.0])),
+            seed=6,
         ),
         3.0,
     ),

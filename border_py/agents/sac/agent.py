@@ -75,7 +75,7 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
         self.bias = torch.as_tensor((high + low) / 2.0, device=device)
         with seeded(seed):
             actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max)
-            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
+            critic = self._critic(obs_dim, act_dim)
         log_alpha = float(np.log(c.init_alpha))
         self.parts = SacParts(
             actor=Trained.adam(actor, "actor.pt", "actor_optimizer", c.actor_lr, device),
@@ -87,6 +87,30 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
             ),
         )
         self.target_entropy = -float(act_dim) if c.target_entropy is None else c.target_entropy
+
+    def _critic(self, obs_dim: int, act_dim: int) -> CriticEnsemble:
+        """The critics, built in the agent's ``seeded`` block after the policy: ``n_critics`` Q-networks."""
+        return CriticEnsemble(obs_dim, act_dim, self.config.critic_hidden, self.config.n_critics)
+
+    def _critic_target(self, b: TransitionBatch, alpha: torch.Tensor) -> torch.Tensor:
+        """The critics' regression target (no gradient): the soft Bellman target of the target critics'
+        minimum, ``(batch,)``."""
+        next_act, next_log_prob = self._sample_policy(b.next_obs)
+        next_q_min = self.parts.critic.target(b.next_obs, next_act).min(dim=0).values
+        c = self.config
+        return soft_q_target(
+            b.reward, b.is_terminated, b.discount, next_q_min, next_log_prob, alpha, c.reward_scale
+        )
+
+    def _critic_loss(
+        self, q: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | None
+    ) -> torch.Tensor:
+        """The critics' loss for their outputs ``q`` on the batch: squared error to the target."""
+        return critic_loss(q, target, weight)
+
+    def _policy_value(self, q: torch.Tensor) -> torch.Tensor:
+        """What the policy climbs, ``(batch,)``, from the critics' outputs for its actions: their minimum."""
+        return q.min(dim=0).values
 
     def _squash(self, u: torch.Tensor) -> torch.Tensor:
         return self.bias + self.scale * torch.tanh(u)
@@ -121,18 +145,14 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
         alpha = log_alpha.value.detach().exp()
 
         with torch.no_grad():
-            next_act, next_log_prob = self._sample_policy(b.next_obs)
-            next_q_min = critic.target(b.next_obs, next_act).min(dim=0).values
-            target = soft_q_target(
-                b.reward, b.is_terminated, b.discount, next_q_min, next_log_prob, alpha, c.reward_scale
-            )
+            target = self._critic_target(b, alpha)
         q = critic.net(b.obs, b.act)
-        loss_q = critic_loss(q, target, b.weight)
+        loss_q = self._critic_loss(q, target, b.weight)
         critic.step(loss_q, c.max_grad_norm)
 
         act, log_prob = self._sample_policy(b.obs)
         with frozen(critic.params):  # only the policy's gradient is wanted
-            loss_pi = actor_loss(log_prob, critic.net(b.obs, act).min(dim=0).values, alpha)
+            loss_pi = actor_loss(log_prob, self._policy_value(critic.net(b.obs, act)), alpha)
         self.parts.actor.step(loss_pi, c.max_grad_norm)
 
         record = {
@@ -149,8 +169,11 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
 
         # The targets follow the critics after their optimiser step.
         critic.update_target(c.tau)
-        if b.weight is not None:
-            td = (target - q.detach().mean(dim=0)).cpu().numpy()
+        if b.weight is not None:  # a priority per item: its mean target less its mean prediction
+            td = target.reshape(len(b), -1).mean(dim=1) - q.detach().reshape(len(q), len(b), -1).mean(
+                dim=(0, 2)
+            )
+            td = td.cpu().numpy()
             buffer.update_priority(b.ix_sample, td)
         return record
 
