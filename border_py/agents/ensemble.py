@@ -116,19 +116,19 @@ class CriticEnsemble(nn.Module):
         return nn.Sequential(*modules)
 
     def upgrade_state_dict(self, state: dict[str, Any]) -> dict[str, Any]:
-        """``state`` in this module's layout: a state dict of the former ``ModuleList`` (``qs.<i>.<j>.*``)
-        stacked per layer; any other returned as it is (the caller checks its keys and shapes)."""
-        legacy = _legacy_layers(state)
+        """``state`` in this module's layout: a state dict of the former ``ModuleList`` (``qs.<i>.<j>.*``,
+        a ``weight`` and a ``bias`` per layer of each of this module's ``n`` critics) stacked per layer; any
+        other returned as it is (the caller checks keys and shapes, and names the file)."""
+        legacy = _legacy_layers(state, self.n)
         if legacy is None:
             return state
         upgraded: dict[str, Any] = {}
-        for k, index in enumerate(legacy):
-            upgraded[f"layers.{k}.weight"] = torch.stack(
-                [state[f"qs.{i}.{index}.weight"].T for i in range(self.n)]
-            )
-            upgraded[f"layers.{k}.bias"] = torch.stack([state[f"qs.{i}.{index}.bias"] for i in range(self.n)])
-            upgraded[f"layers.{k}.bias"] = upgraded[f"layers.{k}.bias"].unsqueeze(1)
-        return {key: value.contiguous() for key, value in upgraded.items()}
+        for k, j in enumerate(legacy):
+            weights = [state[f"qs.{i}.{j}.weight"] for i in range(self.n)]
+            biases = [state[f"qs.{i}.{j}.bias"] for i in range(self.n)]
+            upgraded[f"layers.{k}.weight"] = _stack_moment(weights, weight=True)
+            upgraded[f"layers.{k}.bias"] = _stack_moment(biases, weight=False)
+        return upgraded
 
     def upgrade_optimizer_state(self, state: dict[str, Any]) -> dict[str, Any]:
         """An optimiser's state dict over the former ``ModuleList``'s parameters (``n`` members x
@@ -144,11 +144,11 @@ class CriticEnsemble(nn.Module):
         for k in range(n_layers):
             for part in (0, 1):  # weight, bias
                 members = [per_param.get(ids[i * 2 * n_layers + 2 * k + part], {}) for i in range(self.n)]
-                if not all(members):
-                    continue
-                new_state[2 * k + part] = {
-                    name: _stack_moment([m[name] for m in members], part == 0) for name in members[0]
-                }
+                names = set.intersection(*(set(m) for m in members)) if all(members) else set()
+                if names:  # a parameter with no step taken yet has no state
+                    new_state[2 * k + part] = {
+                        name: _stack_moment([m[name] for m in members], part == 0) for name in sorted(names)
+                    }
         groups = [{**state["param_groups"][0], "params": list(range(2 * n_layers))}]
         return {"state": new_state, "param_groups": groups}
 
@@ -159,12 +159,11 @@ def _stack_moment(values: list[Any], weight: bool) -> Any:
     if not isinstance(values[0], torch.Tensor):
         return values[0]
     if values[0].dim() == 0:
-        return values[
-            0
-        ].clone()  # Adam counts its step in place: a tensor shared by two parameters counts twice
+        # A copy: Adam counts its step in place, and a tensor shared by two parameters would count twice.
+        return values[0].clone()
     if weight:
         return torch.stack([v.T for v in values]).contiguous()
-    return torch.stack(values).unsqueeze(1)
+    return torch.stack(values).unsqueeze(1).contiguous()
 
 
 def _legacy_moments(per_param: dict[int, dict[str, Any]], first: int, n: int) -> bool:
@@ -177,10 +176,12 @@ def _legacy_moments(per_param: dict[int, dict[str, Any]], first: int, n: int) ->
     return bool(moments) and moments[0].dim() == 2
 
 
-def _legacy_layers(state: dict[str, Any]) -> list[int] | None:
+def _legacy_layers(state: dict[str, Any], n: int) -> list[int] | None:
     """The sequence indices of the former layout's linear layers (``[0, 2, 4]``), or ``None`` when
-    ``state`` is not of that layout."""
+    ``state`` is not a whole state dict of that layout for ``n`` critics of tensors."""
     found = [_LEGACY_KEY.fullmatch(key) for key in state]
-    if not found or not all(found):
+    if not found or not all(found) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         return None
-    return sorted({int(m[2]) for m in found if m is not None and m[1] == "0"})
+    layers = sorted({int(m[2]) for m in found if m is not None})
+    expected = {f"qs.{i}.{j}.{p}" for i in range(n) for j in layers for p in ("weight", "bias")}
+    return layers if set(state) == expected else None

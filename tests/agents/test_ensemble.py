@@ -3,11 +3,16 @@ outputs), and a former-layout state and optimiser state carried on where they st
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
 import torch
 from torch import nn
 
 from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.toolkit import mlp
+from tests.agents.golden import LEGACY, _build
 
 
 def _former(n: int, hidden: tuple[int, ...], seed: int, out: int = 1) -> nn.ModuleList:
@@ -84,3 +89,14 @@ def test_a_state_of_its_own_layout_is_left_as_it_is() -> None:
     assert stacked.upgrade_state_dict(state) is state
     opt = torch.optim.Adam(stacked.parameters())
     assert stacked.upgrade_optimizer_state(opt.state_dict()) == opt.state_dict()
+
+
+def test_a_former_file_missing_a_critic_is_refused_naming_the_file(tmp_path: Path) -> None:
+    shutil.copytree(LEGACY / "sac", tmp_path / "sac")
+    critic = torch.load(tmp_path / "sac" / "critic.pt", weights_only=True)
+    torch.save({k: v for k, v in critic.items() if not k.startswith("qs.1.")}, tmp_path / "sac" / "critic.pt")
+    agent = _build("sac")
+    before = [p.clone() for p in agent.parts.critic.params]
+    with pytest.raises(ValueError, match=r"critic\.pt does not match this SAC's network"):
+        agent.load_params(tmp_path / "sac")
+    assert all(torch.equal(a, b) for a, b in zip(before, agent.parts.critic.params, strict=True))

@@ -48,6 +48,7 @@ class Tqc(Sac):
     config: TqcConfig
 
     def __init__(self, config: TqcConfig, spaces: Spaces, seed: int) -> None:
+        # Only to take a TqcConfig: SAC's constructor builds the parts, calling `_critic` below.
         super().__init__(config, spaces, seed)
 
     def _critic(self, obs_dim: int, act_dim: int) -> CriticEnsemble:
