@@ -1,15 +1,15 @@
-"""A zoo entry of border_py and its peer (sb3-contrib, with RL Zoo's settings for the same env) side by side,
+"""A zoo entry of border_py and its peer (sb3-contrib's or SBX's run of the same settings) side by side,
 seed by seed in one run: same env-step budget, same evaluation (10 deterministic episodes every 2,000 env
 steps on the peer's side, 1,000 on Pendulum, the zoo entry's own evaluations on ours), final and best
 greedy return, and the wall-clock ratio. The peer runs in its own virtualenv (``benchmarks/peers_venv.sh``
 builds ``.venv-peers``), never in the package's.
 
-    benchmarks/peers_venv.sh
-    nice -n 5 .venv/bin/python -m benchmarks.contrib run --algo qrdqn --env CartPole-v1 --seeds 0 1 2
-    .venv/bin/python -m benchmarks.contrib table --out runs/contrib
+    benchmarks/peers_venv.sh          # --sbx too for the sac and td3 rows
+    nice -n 5 .venv/bin/python -m benchmarks.peers run --algo qrdqn --env CartPole-v1 --seeds 0 1 2
+    .venv/bin/python -m benchmarks.peers table --out runs/peers
 
 ``run`` trains our side through ``border-py train`` (``<out>/<algo>/<env>/ours/seed<N>``), then the peer's
-(``.venv-peers/bin/python -m benchmarks.contrib peer ...``), one after the other on the same machine, one
+(``.venv-peers/bin/python -m benchmarks.peers peer ...``), one after the other on the same machine, one
 torch thread each, and writes ``<out>/<algo>/<env>/seed<N>.json``. ``table`` prints one markdown row per
 algorithm and env from those files.
 """
@@ -28,6 +28,15 @@ from typing import Any
 PEER_PYTHON = Path(".venv-peers/bin/python")
 EVAL_EVERY = 2_000
 EVAL_EPISODES = 10
+
+PEERS = {
+    "qrdqn": ("sb3_contrib", "QRDQN"),
+    "tqc": ("sb3_contrib", "TQC"),
+    "sac": ("sbx", "SAC"),
+    "td3": ("sbx", "TD3"),
+}
+"""Each algorithm's peer: the package and class (sb3-contrib's for those SB3 lacks, SBX's, the JAX port,
+for the rest: what a user after speed picks)."""
 
 # RL Zoo's hyperparams/qrdqn.yml (the settings border_py/zoo/qrdqn.yaml translates), for sb3-contrib.
 PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
@@ -74,6 +83,29 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "top_quantiles_to_drop_per_net": 2,
         "policy_kwargs": {"net_arch": [256, 256], "n_critics": 2, "n_quantiles": 25},
     },
+    # RL Zoo's sac.yml Pendulum-v1 (lr 1e-3, SB3's defaults otherwise) with the zoo entry's 256 warm-up env
+    # steps in place of SB3's 100, for SBX.
+    ("sac", "Pendulum-v1"): {
+        "n_timesteps": 20_000,
+        "eval_every": 1_000,
+        "learning_rate": 1e-3,
+        "buffer_size": 100_000,
+        "batch_size": 256,
+        "learning_starts": 256,
+        "policy_kwargs": {"net_arch": [256, 256]},
+    },
+    # RL Zoo's td3.yml Pendulum-v1 (gamma 0.98, buffer 2e5, 10,000 warm-up env steps, [400, 300], lr 1e-3,
+    # Gaussian noise of std 0.1), for SBX.
+    ("td3", "Pendulum-v1"): {
+        "n_timesteps": 20_000,
+        "eval_every": 1_000,
+        "learning_rate": 1e-3,
+        "buffer_size": 200_000,
+        "gamma": 0.98,
+        "learning_starts": 10_000,
+        "action_noise": 0.1,
+        "policy_kwargs": {"net_arch": [400, 300]},
+    },
 }
 
 
@@ -98,10 +130,12 @@ def _evaluate(model: Any, env_id: str, seed: int) -> float:
 
 
 def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
-    """Trains sb3-contrib's ``algo`` with RL Zoo's settings, evaluating every ``EVAL_EVERY`` env steps (in
-    the peers' virtualenv)."""
+    """Trains the peer of ``algo`` with RL Zoo's settings, evaluating every ``eval_every`` env steps (in the
+    peers' virtualenv)."""
+    import importlib
+
+    import numpy as np
     import torch
-    from sb3_contrib import QRDQN, TQC
     from stable_baselines3.common.callbacks import BaseCallback
 
     torch.set_num_threads(1)
@@ -119,14 +153,20 @@ def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
                 eval_seconds[0] += time.perf_counter() - start
             return True
 
-    model = {"qrdqn": QRDQN, "tqc": TQC}[algo]("MlpPolicy", env_id, seed=seed, device="cpu", **settings)
+    if "action_noise" in settings:
+        from stable_baselines3.common.noise import NormalActionNoise
+
+        std = settings.pop("action_noise")
+        settings["action_noise"] = NormalActionNoise(np.zeros(1), std * np.ones(1))  # Pendulum's one action
+    package, name = PEERS[algo]
+    module = importlib.import_module(package)
+    cls = getattr(module, name)
+    model = cls("MlpPolicy", env_id, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
     start = time.perf_counter()
     model.learn(steps, callback=Evaluate())
     seconds = time.perf_counter() - start
-    import sb3_contrib
-
     return {
-        "library": f"sb3-contrib {sb3_contrib.__version__}",
+        "library": f"{package.replace('_', '-')} {module.__version__}",
         "env_steps": steps,
         "evaluations": evaluations,
         "seconds": seconds,
@@ -163,7 +203,7 @@ def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
     root = out / algo / env_id.replace("/", "_")
     for seed in seeds:
         mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
-        argv = [str(PEER_PYTHON), "-m", "benchmarks.contrib", "peer", "--algo", algo, "--env", env_id]
+        argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
         done = subprocess.run([*argv, "--seed", str(seed)], capture_output=True, text=True, check=True)
         theirs = json.loads(done.stdout.strip().splitlines()[-1])
         (root / f"seed{seed}.json").write_text(json.dumps({"ours": mine, "peer": theirs}, indent=1))
@@ -204,13 +244,13 @@ def table(out: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``run``, ``peer`` (the peers' virtualenv's half) or ``table``."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.contrib", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.peers", description=__doc__)
     parser.add_argument("command", choices=["run", "peer", "table"])
     parser.add_argument("--algo", choices=sorted({a for a, _ in PEER_SETTINGS}), default="qrdqn")
     parser.add_argument("--env", default="CartPole-v1")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--out", type=Path, default=Path("runs/contrib"))
+    parser.add_argument("--out", type=Path, default=Path("runs/peers"))
     args = parser.parse_args(argv)
     if (args.algo, args.env) not in PEER_SETTINGS and args.command != "table":
         parser.error(f"no peer settings for {args.algo} on {args.env}: {sorted(PEER_SETTINGS)}")
