@@ -10,14 +10,16 @@ builds ``.venv-peers``), never in the package's.
 
 ``run`` trains our side through ``border-py train`` (``<out>/<algo>/<env>/ours/seed<N>``), then the peer's
 (``.venv-peers/bin/python -m benchmarks.peers peer ...``), one after the other on the same machine, one
-torch thread each, and writes ``<out>/<algo>/<env>/seed<N>.json``. ``table`` prints one markdown row per
-algorithm and env from those files.
+torch thread each, and writes ``<out>/<algo>/<env>/seed<N>.json``; our final model is also evaluated on the
+peer's own evaluation episodes (``matched`` adds that to files written without it). ``table`` prints one
+markdown row per algorithm and env from those files.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,6 +30,16 @@ from typing import Any
 PEER_PYTHON = Path(".venv-peers/bin/python")
 EVAL_EVERY = 2_000
 EVAL_EPISODES = 10
+PEER_EVAL_SEED = 10_000
+"""The peer's evaluation of seed N plays the episodes reset with seeds ``PEER_EVAL_SEED * (N + 1) + i``."""
+
+ONE_THREAD = {
+    **os.environ,
+    "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+    "OMP_NUM_THREADS": "1",
+}
+"""The peer's environment: one thread for JAX's XLA (SBX) as for torch (``set_num_threads(1)`` on both
+sides), so that neither side borrows the other core."""
 
 PEERS = {
     "qrdqn": ("sb3_contrib", "QRDQN"),
@@ -149,7 +161,9 @@ def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
         def _on_step(self) -> bool:
             if self.num_timesteps % eval_every == 0:
                 start = time.perf_counter()
-                evaluations.append((self.num_timesteps, _evaluate(self.model, env_id, 10_000 * (seed + 1))))
+                evaluations.append(
+                    (self.num_timesteps, _evaluate(self.model, env_id, PEER_EVAL_SEED * (seed + 1)))
+                )
                 eval_seconds[0] += time.perf_counter() - start
             return True
 
@@ -192,8 +206,37 @@ def ours(algo: str, env_id: str, seed: int, model_dir: Path) -> dict[str, Any]:
         "library": "border_py",
         "env_steps": result.env_steps,
         "evaluations": [(int(s), float(v)) for s, v in zip(curve.env_steps, curve.values, strict=True)],
+        "final_on_peer_episodes": _final_on_peer_episodes(model_dir, env_id, seed),
         "seconds": seconds,
     }
+
+
+class _Greedy:
+    """A border_py agent in eval mode behind SB3's ``predict``, for `_evaluate`."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def predict(self, obs: Any, deterministic: bool = True) -> tuple[Any, None]:
+        return self.agent.sample(obs), None
+
+
+def _final_on_peer_episodes(model_dir: Path, env_id: str, seed: int) -> float:
+    """The run's last checkpoint, greedy, on the very episodes the peer's evaluations play (`_evaluate`'s
+    reset seeds): a mean over 10 Pendulum episodes moves by tens with the start states alone."""
+    from contextlib import closing
+
+    from border_py.model_dir import latest_checkpoint
+    from border_py.run.experiment import build_eval_env
+    from border_py.run.rundir import RunDir
+    from border_py.run.saved import load_agent
+
+    experiment = RunDir(model_dir).read_config()
+    last = latest_checkpoint(model_dir)
+    assert last is not None, f"{model_dir} holds no checkpoint"
+    with closing(build_eval_env(experiment)) as eval_env:
+        agent = load_agent(experiment, last, eval_env)
+    return _evaluate(_Greedy(agent), env_id, PEER_EVAL_SEED * (seed + 1))
 
 
 def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
@@ -204,10 +247,26 @@ def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
     for seed in seeds:
         mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
         argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
-        done = subprocess.run([*argv, "--seed", str(seed)], capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [*argv, "--seed", str(seed)], capture_output=True, text=True, check=True, env=ONE_THREAD
+        )
         theirs = json.loads(done.stdout.strip().splitlines()[-1])
         (root / f"seed{seed}.json").write_text(json.dumps({"ours": mine, "peer": theirs}, indent=1))
         print(f"seed {seed}: {_summary(mine)} | {_summary(theirs)}", flush=True)
+
+
+def matched(out: Path) -> None:
+    """Adds ``final_on_peer_episodes`` to our side of every ``seed<N>.json`` under ``out`` that lacks it
+    (files written before it was measured), from the run's model directory beside it."""
+    for path in sorted(out.glob("*/*/seed*.json")):
+        data = json.loads(path.read_text())
+        if "final_on_peer_episodes" not in data["ours"]:
+            seed = int(path.stem.removeprefix("seed"))
+            env_id = path.parent.name.replace("_", "/")
+            model_dir = path.parent / "ours" / f"seed{seed}"
+            data["ours"]["final_on_peer_episodes"] = _final_on_peer_episodes(model_dir, env_id, seed)
+            path.write_text(json.dumps(data, indent=1))
+            print(f"{path}: {data['ours']['final_on_peer_episodes']:.1f}", flush=True)
 
 
 def _summary(side: dict[str, Any]) -> str:
@@ -218,13 +277,17 @@ def _summary(side: dict[str, Any]) -> str:
 def table(out: Path) -> str:
     """One markdown row per algorithm and env under ``out``: medians over seeds, per-seed finals."""
     lines = [
-        "| algorithm, env | env steps | seeds | final, ours / peer (median) | best, ours / peer (median) | "
+        "| algorithm, env | env steps | seeds | final on the same episodes, ours / peer (median) | "
+        "best of each side's evaluations, ours / peer (median) | "
         "final per seed, ours / peer | wall-clock, ours / peer (median) | peer |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for env_dir in sorted(p for p in out.glob("*/*") if list(p.glob("seed*.json"))):
         runs = [json.loads(p.read_text()) for p in sorted(env_dir.glob("seed*.json"))]
-        final = {k: [r[k]["evaluations"][-1][1] for r in runs] for k in ("ours", "peer")}
+        final = {
+            "ours": [r["ours"].get("final_on_peer_episodes", r["ours"]["evaluations"][-1][1]) for r in runs],
+            "peer": [r["peer"]["evaluations"][-1][1] for r in runs],
+        }
         best = {k: [max(v for _, v in r[k]["evaluations"]) for r in runs] for k in ("ours", "peer")}
         ratio = statistics.median(r["ours"]["seconds"] / r["peer"]["seconds"] for r in runs)
         per_seed = ", ".join(f"{a:.1f} / {b:.1f}" for a, b in zip(final["ours"], final["peer"], strict=True))
@@ -245,19 +308,21 @@ def table(out: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``run``, ``peer`` (the peers' virtualenv's half) or ``table``."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.peers", description=__doc__)
-    parser.add_argument("command", choices=["run", "peer", "table"])
+    parser.add_argument("command", choices=["run", "peer", "matched", "table"])
     parser.add_argument("--algo", choices=sorted({a for a, _ in PEER_SETTINGS}), default="qrdqn")
     parser.add_argument("--env", default="CartPole-v1")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=Path, default=Path("runs/peers"))
     args = parser.parse_args(argv)
-    if (args.algo, args.env) not in PEER_SETTINGS and args.command != "table":
+    if (args.algo, args.env) not in PEER_SETTINGS and args.command in ("run", "peer"):
         parser.error(f"no peer settings for {args.algo} on {args.env}: {sorted(PEER_SETTINGS)}")
     if args.command == "peer":
         print(json.dumps(peer(args.algo, args.env, args.seed)))
     elif args.command == "run":
         run(args.algo, args.env, args.seeds, args.out)
+    elif args.command == "matched":
+        matched(args.out)
     else:
         print(table(args.out))
     return 0
