@@ -5,7 +5,7 @@ greedy return, and the wall-clock ratio. The peer runs in its own virtualenv (``
 builds ``.venv-peers``), never in the package's.
 
     benchmarks/peers_venv.sh          # --sbx too for the sac and td3 rows
-    nice -n 5 .venv/bin/python -m benchmarks.peers run --algo qrdqn --env CartPole-v1 --seeds 0 1 2
+    taskset -c 0 .venv/bin/python -m benchmarks.peers run --algo qrdqn --env CartPole-v1 --seeds 0 1 2
     .venv/bin/python -m benchmarks.peers table --out runs/peers
 
 ``run`` trains our side through ``border-py train`` (``<out>/<algo>/<env>/ours/seed<N>``), then the peer's
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,6 +41,14 @@ ONE_THREAD = {
 }
 """The peer's environment: one thread for JAX's XLA (SBX) as for torch (``set_num_threads(1)`` on both
 sides), so that neither side borrows the other core."""
+
+
+def _one_core() -> list[str]:
+    """``taskset -c N``, N the first core this process may run on: JAX's runtime keeps several threads busy
+    whatever its flags say (SBX's process took 130-150% of a core with them), so the peer is held to one
+    core as our side is (start ``run`` under ``taskset -c 0`` to pin ours)."""
+    return ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if shutil.which("taskset") else []
+
 
 PEERS = {
     "qrdqn": ("sb3_contrib", "QRDQN"),
@@ -248,7 +257,11 @@ def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
         mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
         argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
         done = subprocess.run(
-            [*argv, "--seed", str(seed)], capture_output=True, text=True, check=True, env=ONE_THREAD
+            [*_one_core(), *argv, "--seed", str(seed)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=ONE_THREAD,
         )
         theirs = json.loads(done.stdout.strip().splitlines()[-1])
         (root / f"seed{seed}.json").write_text(json.dumps({"ours": mine, "peer": theirs}, indent=1))
