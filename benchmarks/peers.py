@@ -150,7 +150,7 @@ def _evaluate(model: Any, env_id: str, seed: int) -> float:
     return float(np.mean(returns))
 
 
-def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
+def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[str, Any]:
     """Trains the peer of ``algo`` with RL Zoo's settings, evaluating every ``eval_every`` env steps (in the
     peers' virtualenv)."""
     import importlib
@@ -181,7 +181,8 @@ def peer(algo: str, env_id: str, seed: int) -> dict[str, Any]:
 
         std = settings.pop("action_noise")
         settings["action_noise"] = NormalActionNoise(np.zeros(1), std * np.ones(1))  # Pendulum's one action
-    package, name = PEERS[algo]
+    default, name = PEERS[algo]
+    package = package or default
     module = importlib.import_module(package)
     cls = getattr(module, name)
     model = cls("MlpPolicy", env_id, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
@@ -248,7 +249,7 @@ def _final_on_peer_episodes(model_dir: Path, env_id: str, seed: int) -> float:
     return _evaluate(_Greedy(agent), env_id, PEER_EVAL_SEED * (seed + 1))
 
 
-def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
+def run(algo: str, env_id: str, seeds: list[int], out: Path, package: str | None = None) -> None:
     """Both sides for each seed, one after the other; ``<out>/<algo>/<env>/seed<N>.json``."""
     if not PEER_PYTHON.exists():
         raise SystemExit(f"{PEER_PYTHON} is missing: build it with benchmarks/peers_venv.sh")
@@ -256,6 +257,7 @@ def run(algo: str, env_id: str, seeds: list[int], out: Path) -> None:
     for seed in seeds:
         mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
         argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
+        argv += ["--peer", package] if package else []
         done = subprocess.run(
             [*_one_core(), *argv, "--seed", str(seed)],
             capture_output=True,
@@ -327,13 +329,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=Path, default=Path("runs/peers"))
+    parser.add_argument("--peer", choices=["sb3_contrib", "sbx"], help="the peer's package (default: PEERS')")
     args = parser.parse_args(argv)
     if (args.algo, args.env) not in PEER_SETTINGS and args.command in ("run", "peer"):
         parser.error(f"no peer settings for {args.algo} on {args.env}: {sorted(PEER_SETTINGS)}")
     if args.command == "peer":
-        print(json.dumps(peer(args.algo, args.env, args.seed)))
+        print(json.dumps(peer(args.algo, args.env, args.seed, args.peer)))
     elif args.command == "run":
-        run(args.algo, args.env, args.seeds, args.out)
+        run(args.algo, args.env, args.seeds, args.out, args.peer)
     elif args.command == "matched":
         matched(args.out)
     else:
