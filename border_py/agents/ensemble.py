@@ -37,9 +37,11 @@ class StackedLinear(nn.Module):
         self.weight = nn.Parameter(torch.stack([layer.weight.detach().T for layer in layers]).contiguous())
         self.bias = nn.Parameter(torch.stack([layer.bias.detach() for layer in layers]).unsqueeze(1))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Each member's layer on its own slice of ``x``."""
-        return torch.baddbmm(self.bias, x, self.weight)
+    def forward(self, x: torch.Tensor, members: slice = slice(None)) -> torch.Tensor:
+        """The layers ``members`` (all by default), each on its own slice of ``x`` ``(m, batch, in)``, or
+        all on the one slice of ``x`` ``(1, batch, in)``."""
+        weight = self.weight[members]
+        return torch.baddbmm(self.bias[members], x.expand(len(weight), *x.shape[1:]), weight)
 
 
 class CriticEnsemble(nn.Module):
@@ -70,35 +72,27 @@ class CriticEnsemble(nn.Module):
             StackedLinear([lin[k] for lin in linears]) for k in range(len(hidden) + 1)
         )
 
-    def _run(self, x: torch.Tensor) -> torch.Tensor:
+    def _run(self, obs: torch.Tensor, act: torch.Tensor, members: slice) -> torch.Tensor:
+        """The critics ``members`` on ``concat(obs, act)`` of any leading dimensions: ``(m, *batch)``, or
+        ``(m, *batch, out)`` for ``out > 1``."""
+        x = torch.cat([obs, act], dim=-1)
+        lead = x.shape[:-1]
+        h = x.reshape(1, -1, x.shape[-1])  # one row block, shared by every member (a broadcast batch)
         last = len(self.layers) - 1
         for k, layer in enumerate(self.layers):
-            x = layer(x)
+            h = layer(h, members)
             if k < last:
-                x = torch.relu(x)
-        return x
+                h = torch.relu(h)
+        return h.reshape(len(h), *lead) if self.out == 1 else h.reshape(len(h), *lead, self.out)
 
     def first(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
         """The first critic's output alone, ``(*batch,)`` (what TD3's policy climbs)."""
-        x = torch.cat([obs, act], dim=-1)
-        lead = x.shape[:-1]
-        x = x.reshape(-1, x.shape[-1])
-        last = len(self.layers) - 1
-        for k, layer in enumerate(self.layers):
-            assert isinstance(layer, StackedLinear)
-            x = torch.addmm(layer.bias[0], x, layer.weight[0])
-            if k < last:
-                x = torch.relu(x)
-        return x.reshape(*lead) if self.out == 1 else x.reshape(*lead, self.out)
+        return self._run(obs, act, slice(0, 1))[0]
 
     def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
         """Returns every critic's output, ``(n, *batch)`` (``(n, *batch, out)`` for ``out > 1``): the
         observations and actions may have any leading dimensions (CQL's sampled actions: two)."""
-        x = torch.cat([obs, act], dim=-1)
-        lead = x.shape[:-1]
-        x = x.reshape(-1, x.shape[-1])
-        y = self._run(x.expand(self.n, *x.shape))  # (n, rows, out)
-        return y.reshape(self.n, *lead) if self.out == 1 else y.reshape(self.n, *lead, self.out)
+        return self._run(obs, act, slice(None))
 
     def member(self, i: int) -> nn.Sequential:
         """A copy of critic ``i`` as a plain MLP (``Linear`` layers of ``(out, in)`` weights), for code

@@ -159,11 +159,9 @@ class TorchAgent(TrainEvalMode, ABC, Generic[P]):
         """The saved state of optimiser ``key`` in its network's layout (see `checkpoint_files.upgraded`:
         a network whose layout changed maps its former optimiser state too)."""
         for part in parts_of(self.parts):
-            upgrade = (
-                getattr(part.net, "upgrade_optimizer_state", None) if isinstance(part, Trained) else None
-            )
-            if isinstance(part, Trained) and part.optimizer_key == key and callable(upgrade):
-                return upgrade(state) if isinstance(state, dict) else state
+            if isinstance(part, Trained) and part.optimizer_key == key:
+                upgrade = getattr(part.net, "upgrade_optimizer_state", None)
+                return upgrade(state) if callable(upgrade) and isinstance(state, dict) else state
         return state
 
     def _optimizer_states(self) -> dict[str, Any]:

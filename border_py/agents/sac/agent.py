@@ -170,11 +170,9 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
         # The targets follow the critics after their optimiser step.
         critic.update_target(c.tau)
         if b.weight is not None:  # a priority per item: its mean target less its mean prediction
-            td = target.reshape(len(b), -1).mean(dim=1) - q.detach().reshape(len(q), len(b), -1).mean(
-                dim=(0, 2)
-            )
-            td = td.cpu().numpy()
-            buffer.update_priority(b.ix_sample, td)
+            target_mean = target.reshape(len(b), -1).mean(dim=1)  # SAC's (batch,), TQC's (batch, atoms)
+            predicted_mean = q.detach().reshape(len(q), len(b), -1).mean(dim=(0, 2))
+            buffer.update_priority(b.ix_sample, (target_mean - predicted_mean).cpu().numpy())
         return record
 
     def greedy_policy(self) -> MlpParts:
