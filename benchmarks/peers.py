@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.peer_settings import PEER_SETTINGS, PEERS
+
 PEER_PYTHON = Path(".venv-peers/bin/python")
 EVAL_EVERY = 2_000
 EVAL_EPISODES = 10
@@ -50,88 +52,10 @@ def _one_core() -> list[str]:
     return ["taskset", "-c", str(min(os.sched_getaffinity(0)))] if shutil.which("taskset") else []
 
 
-PEERS = {
-    "qrdqn": ("sb3_contrib", "QRDQN"),
-    "tqc": ("sb3_contrib", "TQC"),
-    "sac": ("sbx", "SAC"),
-    "td3": ("sbx", "TD3"),
-}
-"""Each algorithm's peer: the package and class (sb3-contrib's for those SB3 lacks, SBX's, the JAX port,
-for the rest: what a user after speed picks)."""
-
-# RL Zoo's hyperparams/qrdqn.yml (the settings border_py/zoo/qrdqn.yaml translates), for sb3-contrib.
-PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
-    ("qrdqn", "CartPole-v1"): {
-        "n_timesteps": 50_000,
-        "learning_rate": 2.3e-3,
-        "batch_size": 64,
-        "buffer_size": 100_000,
-        "learning_starts": 1_000,
-        "gamma": 0.99,
-        "target_update_interval": 10,
-        "train_freq": 256,
-        "gradient_steps": 128,
-        "exploration_fraction": 0.16,
-        "exploration_final_eps": 0.04,
-        "policy_kwargs": {"net_arch": [256, 256], "n_quantiles": 10},
-    },
-    ("qrdqn", "Acrobot-v1"): {
-        "n_timesteps": 100_000,
-        "learning_rate": 6.3e-4,
-        "batch_size": 128,
-        "buffer_size": 50_000,
-        "learning_starts": 0,
-        "gamma": 0.99,
-        "target_update_interval": 250,
-        "train_freq": 4,
-        "gradient_steps": -1,
-        "exploration_fraction": 0.12,
-        "exploration_final_eps": 0.1,
-        "policy_kwargs": {"net_arch": [256, 256], "n_quantiles": 25},
-    },
-    # The zoo's tqc Pendulum-v1 entry: the zoo's SAC settings with sb3-contrib's TQC critics (RL Zoo's own
-    # TQC entry uses gSDE, which border_py's SAC and TQC do not have yet); evaluated every 1,000 env steps
-    # as ours is.
-    ("tqc", "Pendulum-v1"): {
-        "n_timesteps": 20_000,
-        "eval_every": 1_000,
-        "learning_rate": 1e-3,
-        "buffer_size": 100_000,
-        "batch_size": 256,
-        "learning_starts": 256,
-        "tau": 0.005,
-        "gamma": 0.99,
-        "top_quantiles_to_drop_per_net": 2,
-        "policy_kwargs": {"net_arch": [256, 256], "n_critics": 2, "n_quantiles": 25},
-    },
-    # RL Zoo's sac.yml Pendulum-v1 (lr 1e-3, SB3's defaults otherwise) with the zoo entry's 256 warm-up env
-    # steps in place of SB3's 100, for SBX.
-    ("sac", "Pendulum-v1"): {
-        "n_timesteps": 20_000,
-        "eval_every": 1_000,
-        "learning_rate": 1e-3,
-        "buffer_size": 100_000,
-        "batch_size": 256,
-        "learning_starts": 256,
-        "policy_kwargs": {"net_arch": [256, 256]},
-    },
-    # RL Zoo's td3.yml Pendulum-v1 (gamma 0.98, buffer 2e5, 10,000 warm-up env steps, [400, 300], lr 1e-3,
-    # Gaussian noise of std 0.1), for SBX.
-    ("td3", "Pendulum-v1"): {
-        "n_timesteps": 20_000,
-        "eval_every": 1_000,
-        "learning_rate": 1e-3,
-        "buffer_size": 200_000,
-        "gamma": 0.98,
-        "learning_starts": 10_000,
-        "action_noise": 0.1,
-        "policy_kwargs": {"net_arch": [400, 300]},
-    },
-}
-
-
-def _evaluate(model: Any, env_id: str, seed: int) -> float:
-    """The mean return of ``EVAL_EPISODES`` deterministic episodes (reset seeds ``seed + i``)."""
+def _evaluate(model: Any, env_id: str, seed: int, normalizer: Any = None) -> float:
+    """The mean return of ``EVAL_EPISODES`` deterministic episodes (reset seeds ``seed + i``); a
+    ``VecNormalize`` ``normalizer`` (frozen) scales the observations the model sees, as RL Zoo's
+    evaluation does."""
     import gymnasium as gym
     import numpy as np
 
@@ -141,13 +65,35 @@ def _evaluate(model: Any, env_id: str, seed: int) -> float:
         obs, _ = env.reset(seed=seed + i)
         total, done = 0.0, False
         while not done:
-            action, _ = model.predict(obs, deterministic=True)
+            seen = obs if normalizer is None else normalizer.normalize_obs(obs)
+            action, _ = model.predict(seen, deterministic=True)
             obs, reward, terminated, truncated, _ = env.step(action)
             total += float(reward)
             done = terminated or truncated
         returns.append(total)
     env.close()
     return float(np.mean(returns))
+
+
+def _peer_env(settings: dict[str, Any], env_id: str, seed: int) -> tuple[Any, Any]:
+    """The peer's env (the id, or RL Zoo's vector env of ``n_envs`` with ``VecNormalize`` when
+    ``normalize``: observations and rewards, at the run's gamma) and the normaliser (``None``: none);
+    pops those keys, and turns a ``"lin_X"`` learning rate into SB3's schedule."""
+    n_envs, normalize = settings.pop("n_envs", None), settings.pop("normalize", False)
+    lr = settings.get("learning_rate")
+    if isinstance(lr, str) and lr.startswith("lin_"):
+        start = float(lr.removeprefix("lin_"))
+        settings["learning_rate"] = lambda progress_remaining: start * progress_remaining
+    if n_envs is None and not normalize:
+        return env_id, None
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    env = make_vec_env(env_id, n_envs=n_envs or 1, seed=seed)
+    if not normalize:
+        return env, None
+    normalizer = VecNormalize(env, gamma=settings.get("gamma", 0.99))
+    return normalizer, normalizer
 
 
 def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[str, Any]:
@@ -166,13 +112,18 @@ def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[
     evaluations: list[tuple[int, float]] = []
     eval_seconds = [0.0]
 
+    env, normalizer = _peer_env(settings, env_id, seed)
+
     class Evaluate(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
             if self.num_timesteps % eval_every == 0:
                 start = time.perf_counter()
-                evaluations.append(
-                    (self.num_timesteps, _evaluate(self.model, env_id, PEER_EVAL_SEED * (seed + 1)))
-                )
+                if normalizer is not None:
+                    normalizer.training = False  # frozen statistics while evaluating
+                value = _evaluate(self.model, env_id, PEER_EVAL_SEED * (seed + 1), normalizer)
+                if normalizer is not None:
+                    normalizer.training = True
+                evaluations.append((self.num_timesteps, value))
                 eval_seconds[0] += time.perf_counter() - start
             return True
 
@@ -185,7 +136,7 @@ def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[
     package = package or default
     module = importlib.import_module(package)
     cls = getattr(module, name)
-    model = cls("MlpPolicy", env_id, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
+    model = cls("MlpPolicy", env, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
     start = time.perf_counter()
     model.learn(steps, callback=Evaluate())
     seconds = time.perf_counter() - start

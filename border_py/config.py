@@ -132,6 +132,9 @@ def finite(instance: object, attribute: attrs.Attribute[Any], value: float | Non
 positive_finite = [attrs.validators.gt(0.0), finite]
 """attrs validators: a finite number above 0 (a learning rate, a temperature)."""
 
+unit_interval = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+"""attrs validators: a number in ``[0, 1]`` (GAE's lambda, a probability)."""
+
 
 def layer_sizes(instance: object, attribute: attrs.Attribute[Any], value: tuple[int, ...]) -> None:
     """attrs validator: at least one hidden layer, each of at least one unit."""

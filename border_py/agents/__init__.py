@@ -2,12 +2,15 @@
 hand-computed values), agent (networks, optimisers, targets, ``opt``). They are built from
 `border_py.agents.toolkit` (public: a new agent uses it too); DQN, QR-DQN and IQN stand on `ValueBasedAgent`
 (`border_py.agents.value_based`), the base for a value-based agent of your own, with the explorers
-(`EpsilonGreedy`, `Softmax`, `build_explorer`, `discrete_action`) and IQN's quantile Huber loss."""
+(`EpsilonGreedy`, `Softmax`, `build_explorer`, `discrete_action`) and IQN's quantile Huber loss; PPO and A2C
+on `OnPolicyAgent` (`border_py.agents.on_policy`)."""
 
+from border_py.agents.a2c import A2c, A2cConfig
 from border_py.agents.awac import Awac, AwacConfig
 from border_py.agents.bc import Bc, BcConfig
 from border_py.agents.cnn import NatureCnn, NatureCnnConfig
 from border_py.agents.cql import Cql, CqlConfig
+from border_py.agents.crossq import CrossQ, CrossQConfig
 from border_py.agents.dqn import Dqn, DqnConfig
 from border_py.agents.explorers import (
     EpsilonGreedy,
@@ -23,6 +26,7 @@ from border_py.agents.explorers import (
 from border_py.agents.iql import Iql, IqlConfig
 from border_py.agents.iqn import EvenTaus, FixedTaus, Iqn, IqnConfig, UniformTaus
 from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
+from border_py.agents.on_policy import OnPolicyAgent, OnPolicyConfig, OnPolicyParts
 from border_py.agents.ppo import Ppo, PpoConfig
 from border_py.agents.qrdqn import QrDqn, QrDqnConfig
 from border_py.agents.sac import Sac, SacConfig
@@ -38,12 +42,16 @@ from border_py.agents.value_based import (
 )
 
 __all__ = [
+    "A2c",
+    "A2cConfig",
     "Awac",
     "AwacConfig",
     "Bc",
     "BcConfig",
     "Cql",
     "CqlConfig",
+    "CrossQ",
+    "CrossQConfig",
     "Dqn",
     "DqnConfig",
     "EpsilonGreedy",
@@ -57,6 +65,9 @@ __all__ = [
     "IqnConfig",
     "NatureCnn",
     "NatureCnnConfig",
+    "OnPolicyAgent",
+    "OnPolicyConfig",
+    "OnPolicyParts",
     "Ppo",
     "PpoConfig",
     "QrDqn",

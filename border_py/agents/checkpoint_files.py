@@ -20,8 +20,11 @@ from border_py.checkpoint import CheckpointError, open_saved
 def load_optimizer(optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
     """``optimizer.load_state_dict(state)``, keeping the optimiser's own ``fused``/``foreach`` choice:
     ``load_state_dict`` takes them from the saved state, so a state saved by a default Adam would
-    silently switch the fused kernel off."""
-    kernels = [{k: g.get(k) for k in ("fused", "foreach")} for g in optimizer.param_groups]
+    silently switch the fused kernel off. Only the keys the optimiser has are kept (RMSprop has no
+    ``fused``)."""
+    kernels: list[dict[str, Any]] = [
+        {k: g[k] for k in ("fused", "foreach") if k in g} for g in optimizer.param_groups
+    ]
     optimizer.load_state_dict(state)
     for group, kernel in zip(optimizer.param_groups, kernels, strict=True):
         group.update(kernel)

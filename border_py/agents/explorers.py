@@ -12,10 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.config import positive_finite
-
-_unit = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
-
+from border_py.config import positive_finite, unit_interval
 
 QValues = Callable[[], torch.Tensor | npt.NDArray[np.float32]]
 """Q-values for an explorer, made only when it needs them: a tensor, or an array (numpy acting). Both
@@ -31,9 +28,9 @@ class EpsilonGreedyConfig:
     """
 
     kind: Literal["epsilon_greedy"] = "epsilon_greedy"
-    eps_start: float = attrs.field(default=1.0, validator=_unit)
+    eps_start: float = attrs.field(default=1.0, validator=unit_interval)
     """Probability of a random action at the first env step."""
-    eps_final: float = attrs.field(default=0.05, validator=_unit)
+    eps_final: float = attrs.field(default=0.05, validator=unit_interval)
     """Probability of a random action from ``final_step`` on."""
     final_step: int = attrs.field(default=10_000, validator=attrs.validators.ge(0))
     """In env steps (actions sampled in train mode): where the linear schedule ends."""

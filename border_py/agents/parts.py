@@ -103,9 +103,22 @@ class Trained(Generic[M]):
         eps: float = 1e-8,
     ) -> Trained[M]:
         """``net`` moved to ``device`` and trained by the toolkit's fused Adam at ``lr``."""
+        return cls.of(net, file, optimizer_key, device, lambda params: adam(params, lr, eps))
+
+    @classmethod
+    def of(
+        cls,
+        net: M,
+        file: str,
+        optimizer_key: str,
+        device: torch.device,
+        make: Callable[[list[torch.Tensor]], torch.optim.Optimizer],
+    ) -> Trained[M]:
+        """``net`` moved to ``device`` and trained by the optimiser ``make`` builds over its parameters
+        (A2C's RMSprop)."""
         net = net.to(device)
         params: list[torch.Tensor] = list(net.parameters())
-        return cls(net, file, optimizer_key, adam(params, lr, eps), params)
+        return cls(net, file, optimizer_key, make(params), params)
 
     def step(self, loss: torch.Tensor, max_grad_norm: float | None = None) -> None:
         """One optimiser step on ``loss`` (gradients clipped to ``max_grad_norm``; ``None``: not clipped)."""

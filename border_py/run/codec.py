@@ -58,8 +58,10 @@ TAGS: dict[str, dict[str, str]] = {
             for name in ("dqn", "iqn", "sac", "td3", "ppo", "bc", "iql", "awac", "cql")
         },
         "td3bc": "border_py.agents:Td3BcConfig",
+        "a2c": "border_py.agents:A2cConfig",
         "qrdqn": "border_py.agents:QrDqnConfig",
         "tqc": "border_py.agents:TqcConfig",
+        "crossq": "border_py.agents:CrossQConfig",
     },
     "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
 }

@@ -26,9 +26,11 @@ import torch
 
 from border_py import PerConfig, RolloutBufferConfig, Transition
 from border_py.agents import (
+    A2cConfig,
     AwacConfig,
     BcConfig,
     CqlConfig,
+    CrossQConfig,
     DqnConfig,
     IqlConfig,
     IqnConfig,
@@ -78,6 +80,11 @@ CASES: dict[str, tuple[Any, Spaces, str]] = {
         BOX,
         "per",
     ),
+    "crossq": (  # renormalising from the 3rd update (SBX waits 100,000), the policy on the 3rd
+        CrossQConfig(actor_hidden=TINY, critic_hidden=TINY, batch_size=16, renorm_warmup_steps=2),
+        BOX,
+        "per",
+    ),
     "td3": (Td3Config(actor_hidden=TINY, critic_hidden=TINY, batch_size=16), BOX, "replay"),
     "td3_ou": (
         Td3Config(actor_hidden=TINY, critic_hidden=TINY, batch_size=16, exploration="ou"),
@@ -93,6 +100,22 @@ CASES: dict[str, tuple[Any, Spaces, str]] = {
             sde_sample_freq=2,
             normalize_obs=True,
             normalize_reward=True,
+        ),
+        BOX,
+        "rollout",
+    ),
+    # A2C: after 0.2.0, unreleased.
+    "a2c_discrete": (A2cConfig(hidden=TINY, ent_coef=0.01), DISCRETE, "rollout"),
+    "a2c_gsde_normalized": (
+        A2cConfig(
+            hidden=TINY,
+            gsde=True,
+            log_std_init=-2.0,
+            ortho_init=False,
+            normalize_obs=True,
+            normalize_reward=True,
+            lr_schedule="linear",
+            schedule_env_steps=1_000,
         ),
         BOX,
         "rollout",

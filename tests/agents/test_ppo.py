@@ -12,10 +12,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from border_py import RolloutBuffer, RolloutBufferConfig, Transition
+from border_py import RolloutBufferConfig
 from border_py.agents import Ppo, PpoConfig
-from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, explained_variance, gae, value_loss
+from border_py.agents.on_policy.returns import explained_variance, gae
+from border_py.agents.ppo.losses import approx_kl, clipped_surrogate, value_loss
 from border_py.base import Spaces
+from tests.agents.rollouts import fill_rollout
 
 
 def _reference_gae(
@@ -146,29 +148,11 @@ def test_log_prob_and_entropy_equal_torch_distributions(kind: str) -> None:
     torch.testing.assert_close(entropy, expected_ent)
 
 
-def _fill(buffer: RolloutBuffer, rng: np.random.Generator, act_dim: int | None) -> None:
-    """One rollout of random-walk observations (size 3) with an episode end now and then."""
-    n_steps, num_envs = buffer.config.n_steps, buffer.config.num_envs
-    obs = [rng.normal(size=3).astype(np.float32) for _ in range(num_envs)]
-    for _ in range(n_steps):
-        for i in range(num_envs):
-            nxt = (obs[i] + rng.normal(size=3)).astype(np.float32)
-            end = rng.random()
-            act = rng.normal(size=act_dim).astype(np.float32) if act_dim else np.array(rng.integers(2))
-            buffer.push(
-                Transition(
-                    obs=obs[i], act=act, next_obs=nxt, reward=float(rng.normal()),
-                    is_terminated=end < 0.05, is_truncated=0.05 <= end < 0.1, discount=0.9,
-                )
-            )  # fmt: skip
-            obs[i] = rng.normal(size=3).astype(np.float32) if end < 0.1 else nxt
-
-
 def test_opt_takes_the_rollout_and_records_finite_diagnostics() -> None:
     agent = Ppo(PpoConfig(batch_size=16, n_epochs=2), Spaces(obs_shape=(3,), n_actions=2), seed=0)
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
     assert agent.opt(buffer) is None  # nothing collected
-    _fill(buffer, np.random.default_rng(0), None)
+    fill_rollout(buffer, np.random.default_rng(0), None)
     record = agent.opt(buffer)
     assert record is not None
     assert len(buffer) == 0
@@ -187,7 +171,7 @@ def test_the_first_minibatch_starts_at_ratio_one_so_old_log_probs_are_the_collec
         seed=0,
     )
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
-    _fill(buffer, np.random.default_rng(1), 2)
+    fill_rollout(buffer, np.random.default_rng(1), 2)
     record = agent.opt(buffer)
     assert record is not None
     assert record["train/approx_kl"] == 0.0
@@ -204,7 +188,7 @@ def test_target_kl_stops_the_epochs_early() -> None:
             seed=0,
         )
         buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
-        _fill(buffer, rng, None)
+        fill_rollout(buffer, rng, None)
         record = agent.opt(buffer)
         assert record is not None
         runs.append(record.get_scalar("train/n_updates"))
@@ -219,7 +203,7 @@ def test_linear_schedules_fall_with_the_env_steps_learnt_from() -> None:
     rng = np.random.default_rng(3)
     seen = []
     for _ in range(2):
-        _fill(buffer, rng, None)
+        fill_rollout(buffer, rng, None)
         record = agent.opt(buffer)
         assert record is not None
         seen.append((record["train/lr"], record["train/clip_range"]))
@@ -237,7 +221,7 @@ def test_observation_statistics_stay_frozen_within_a_rollout_and_follow_it() -> 
         agent.sample(np.full(3, 100.0, np.float32))
     assert agent.obs_rms.mean.tolist() == [0.0, 0.0, 0.0]  # acting never moves them
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
-    _fill(buffer, np.random.default_rng(4), None)
+    fill_rollout(buffer, np.random.default_rng(4), None)
     raw = torch.from_numpy(buffer._storage.obs[:32].copy())  # type: ignore[union-attr]
     agent.opt(buffer)
     np.testing.assert_allclose(agent.obs_rms.mean, raw.double().mean(0).numpy(), rtol=1e-3)
@@ -250,7 +234,7 @@ def test_reward_normalisation_divides_by_the_running_return_std() -> None:
         seed=0,
     )
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
-    _fill(buffer, np.random.default_rng(5), None)
+    fill_rollout(buffer, np.random.default_rng(5), None)
     rollout = buffer.batch(32)
     scaled = agent._scaled_rewards(rollout)
     # The last step's rewards were divided by the std of all the returns accumulated so far.
@@ -263,7 +247,7 @@ def test_save_then_load_gives_identical_actions_and_state(tmp_path: Path) -> Non
     config = PpoConfig(normalize_obs=True, normalize_reward=True, gsde=True, sde_sample_freq=2, batch_size=16)
     agent = Ppo(config, Spaces(obs_shape=(3,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=0)
     buffer = RolloutBufferConfig(n_steps=8, num_envs=4).build(0)
-    _fill(buffer, np.random.default_rng(6), 2)
+    fill_rollout(buffer, np.random.default_rng(6), 2)
     agent.opt(buffer)
     obs = np.ones(3, np.float32)
     agent.sample(obs)

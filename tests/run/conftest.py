@@ -68,7 +68,9 @@ def tiny_changes(data: dict[str, Any], data_path: Path | None = None, opts: int 
     if kind == "rollout":
         n_envs = buffer.get("num_envs", 1)
         over["replay_buffer"] = {"n_steps": 8}
-        over["agent"] = {"batch_size": 8, "n_epochs": 1}
+        agent = data.get("agent") or {}
+        # PPO's minibatches and epochs; A2C has neither (one step on the whole rollout).
+        over["agent"] = {} if agent.get("type") == "a2c" else {"batch_size": 8, "n_epochs": 1}
         trainer["opt_interval"] = 8 * n_envs
     elif "replay_buffer" in data:
         over["replay_buffer"] = {"capacity": 2000}

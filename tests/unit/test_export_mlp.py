@@ -1,6 +1,6 @@
-"""PPO, BC, IQL, AWAC, CQL, TD3 and TD3+BC export: the numpy and ONNX policies act as the agent acts in eval
-mode (the same actions for discrete ones, within 1e-5 for continuous ones), observation normalisation folded
-in."""
+"""PPO, A2C, BC, IQL, AWAC, CQL, TD3 and TD3+BC export: the numpy and ONNX policies act as the agent acts in
+eval mode (the same actions for discrete ones, within 1e-5 for continuous ones), observation normalisation
+folded in."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 import torch
 
 from border_py.agents import (
+    A2c,
+    A2cConfig,
     Awac,
     AwacConfig,
     Bc,
@@ -21,6 +23,7 @@ from border_py.agents import (
     CqlConfig,
     Iql,
     IqlConfig,
+    OnPolicyAgent,
     Ppo,
     PpoConfig,
     Td3,
@@ -35,12 +38,15 @@ BOUNDS = (np.array([-2.0, 0.0]), np.array([2.0, 1.0]))
 STATS = (np.array([0.5, -1.0, 2.0, 0.0]), np.array([2.0, 0.5, 1.5, 1.0]))
 
 
-def _ppo(discrete: bool, activation: str) -> Ppo:
-    config = PpoConfig(normalize_obs=True, activation=activation, clip_obs=3.0)  # type: ignore[arg-type]
-    agent = (
-        Ppo(config, Spaces(obs_shape=(4,), n_actions=3), seed=0)
-        if discrete
-        else Ppo(config, Spaces(obs_shape=(4,), action_low=[-1.0] * 2, action_high=[1.0] * 2), seed=0)
+def _on_policy(discrete: bool, activation: str, algo: str = "ppo") -> OnPolicyAgent[Any]:
+    """A PPO (or A2C: the same network and export) agent with a trained run's observation statistics."""
+    fields: dict[str, Any] = {"normalize_obs": True, "activation": activation, "clip_obs": 3.0}
+    box = Spaces(obs_shape=(4,), action_low=[-1.0] * 2, action_high=[1.0] * 2)
+    spaces = Spaces(obs_shape=(4,), n_actions=3) if discrete else box
+    agent: OnPolicyAgent[Any] = (
+        Ppo(PpoConfig(**fields), spaces, seed=0)
+        if algo == "ppo"
+        else A2c(A2cConfig(**fields), spaces, seed=0)
     )
     agent.obs_rms.mean, agent.obs_rms.var = STATS[0], STATS[1] ** 2  # a trained run's statistics
     with torch.no_grad():
@@ -49,8 +55,10 @@ def _ppo(discrete: bool, activation: str) -> Ppo:
 
 
 AGENTS: dict[str, Callable[[], Any]] = {
-    "ppo_discrete_tanh": lambda: _ppo(True, "tanh"),
-    "ppo_continuous_relu": lambda: _ppo(False, "relu"),
+    "ppo_discrete_tanh": lambda: _on_policy(True, "tanh"),
+    "ppo_continuous_relu": lambda: _on_policy(False, "relu"),
+    "a2c_discrete_tanh": lambda: _on_policy(True, "tanh", "a2c"),
+    "a2c_continuous_tanh": lambda: _on_policy(False, "tanh", "a2c"),
     "bc_discrete": lambda: Bc(
         BcConfig(normalize_obs=True), Spaces(obs_shape=(4,), n_actions=3), seed=0, obs_stats=STATS
     ),
@@ -108,7 +116,7 @@ def _agent_actions(agent: Any, obs: np.ndarray) -> np.ndarray:
     """The agent's greedy actions; PPO's continuous mean clipped to the box, as the env clips it (the
     exported policy clips it itself)."""
     acts = np.stack([np.asarray(agent.sample(o)) for o in obs])
-    bounds = getattr(agent, "action_bounds", None) if isinstance(agent, Ppo) else None
+    bounds = getattr(agent, "action_bounds", None) if isinstance(agent, OnPolicyAgent) else None
     return acts if bounds is None else np.clip(acts, *bounds)
 
 

@@ -1,43 +1,9 @@
-"""PPO's math as pure functions of tensors: GAE, the clipped surrogate, the value loss, the diagnostics."""
+"""PPO's math as pure functions of tensors: the clipped surrogate, the value loss, the approximate KL (GAE
+and the explained variance, which A2C shares, are in `border_py.agents.on_policy.returns`)."""
 
 from __future__ import annotations
 
 import torch
-
-
-def gae(
-    reward: torch.Tensor,
-    value: torch.Tensor,
-    next_value: torch.Tensor,
-    is_terminated: torch.Tensor,
-    is_truncated: torch.Tensor,
-    discount: torch.Tensor,
-    lam: float,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Generalized advantage estimates and returns of a rollout, all ``(n_steps, num_envs)``.
-
-    ``delta_t = r_t + discount_t (1 - terminated_t) V(next_obs_t) - V(obs_t)`` and
-    ``A_t = delta_t + discount_t lam (1 - done_t) A_(t+1)``, with ``done = terminated or truncated``: a
-    truncated step bootstraps from its final observation's value, a terminated one from nothing, and no
-    advantage flows back across an episode end. The last step bootstraps from ``V(next_obs)``.
-
-    Returns:
-        ``(advantages, returns)`` with ``returns = advantages + value``.
-
-    Examples:
-        >>> z = torch.zeros(2, 1)
-        >>> a, r = gae(torch.ones(2, 1), z, z, z, z, torch.full((2, 1), 0.5), lam=1.0)
-        >>> a.squeeze(1).tolist()
-        [1.5, 1.0]
-    """
-    not_terminated, not_done = 1.0 - is_terminated, 1.0 - torch.clamp(is_terminated + is_truncated, max=1.0)
-    delta = reward + discount * not_terminated * next_value - value
-    advantages = torch.zeros_like(delta)
-    running = torch.zeros_like(delta[0])
-    for t in range(delta.shape[0] - 1, -1, -1):
-        running = delta[t] + discount[t] * lam * not_done[t] * running
-        advantages[t] = running
-    return advantages, advantages + value
 
 
 def clipped_surrogate(
@@ -80,15 +46,3 @@ def approx_kl(log_prob: torch.Tensor, old_log_prob: torch.Tensor) -> torch.Tenso
     """
     log_ratio = log_prob - old_log_prob
     return ((torch.exp(log_ratio) - 1.0) - log_ratio).mean()
-
-
-def explained_variance(prediction: torch.Tensor, target: torch.Tensor) -> float:
-    """``1 - Var(target - prediction) / Var(target)``: 1 is perfect, 0 no better than a constant; NaN when
-    the target does not vary.
-
-    Examples:
-        >>> explained_variance(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0]))
-        1.0
-    """
-    var = torch.var(target)
-    return float("nan") if float(var) == 0.0 else float(1.0 - torch.var(target - prediction) / var)

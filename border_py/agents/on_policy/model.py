@@ -1,4 +1,5 @@
-"""PPO's networks: separate policy and value MLPs, a Categorical or a Gaussian head, and gSDE."""
+"""The on-policy agents' networks (PPO, A2C): separate policy and value MLPs, a Categorical or a Gaussian
+head, and gSDE."""
 
 from __future__ import annotations
 
