@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -44,13 +44,22 @@ class StackedLinear(nn.Module):
         return torch.baddbmm(self.bias[members], x.expand(len(weight), *x.shape[1:]), weight)
 
 
+MemberNorm = Callable[[int, int], nn.Module]
+"""A normalisation between an ensemble's layers, made from ``(n, width)``: a module that takes ``(n,
+batch, width)`` (or ``(1, batch, width)``: one input every member normalises) to ``(n, batch, width)``,
+with statistics and parameters per member (`border_py.agents.batch_renorm.BatchRenorm` of shape ``(n, 1,
+width)``)."""
+
+
 class CriticEnsemble(nn.Module):
     """``n`` independent Q-networks ``Q_i(s, a)``, each a ReLU MLP over ``concat(obs, act)`` to ``out``
     values (1: a Q-value; TQC: quantiles), as one module of stacked layers (SAC, TD3, TD3+BC, AWAC, IQL and
     CQL take their minimum).
 
     The members are drawn as ``n`` MLPs one after the other (the same weights, from the same seed, as the
-    former ``ModuleList``), then stacked.
+    former ``ModuleList``), then stacked. With ``norm`` (CrossQ's batch renormalisation), each member
+    normalises its input and each hidden layer's activations (SBX's placement: after the activation,
+    before the next layer), with statistics of its own; the draws of the linear layers are the same.
 
     Examples:
         >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
@@ -59,7 +68,15 @@ class CriticEnsemble(nn.Module):
         torch.Size([5, 4, 25])
     """
 
-    def __init__(self, obs_dim: int, act_dim: int, hidden: Sequence[int], n: int, out: int = 1) -> None:
+    def __init__(
+        self,
+        obs_dim: int,
+        act_dim: int,
+        hidden: Sequence[int],
+        n: int,
+        out: int = 1,
+        norm: MemberNorm | None = None,
+    ) -> None:
         super().__init__()
         if obs_dim + act_dim < 1 or out < 1 or n < 1 or any(h < 1 for h in hidden):
             given = f"in {obs_dim + act_dim}, hidden {tuple(hidden)}, out {out}, n {n}"
@@ -71,6 +88,8 @@ class CriticEnsemble(nn.Module):
         self.layers = nn.ModuleList(
             StackedLinear([lin[k] for lin in linears]) for k in range(len(hidden) + 1)
         )
+        # Empty without `norm`: no parameter, no state dict key, the plain critics as they were.
+        self.norms = nn.ModuleList([] if norm is None else [norm(n, width) for width in sizes[:-1]])
 
     def _run(self, obs: torch.Tensor, act: torch.Tensor, members: slice) -> torch.Tensor:
         """The critics ``members`` on ``concat(obs, act)`` of any leading dimensions: ``(m, *batch)``, or
@@ -78,11 +97,18 @@ class CriticEnsemble(nn.Module):
         x = torch.cat([obs, act], dim=-1)
         lead = x.shape[:-1]
         h = x.reshape(1, -1, x.shape[-1])  # one row block, shared by every member (a broadcast batch)
+        norms = list(self.norms)
+        if norms:
+            if members != slice(None):
+                raise ValueError("critics with normalisations run all their members together")
+            h = norms[0](h)
         last = len(self.layers) - 1
         for k, layer in enumerate(self.layers):
             h = layer(h, members)
             if k < last:
                 h = torch.relu(h)
+                if norms:
+                    h = norms[k + 1](h)
         return h.reshape(len(h), *lead) if self.out == 1 else h.reshape(len(h), *lead, self.out)
 
     def first(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
@@ -96,7 +122,13 @@ class CriticEnsemble(nn.Module):
 
     def member(self, i: int) -> nn.Sequential:
         """A copy of critic ``i`` as a plain MLP (``Linear`` layers of ``(out, in)`` weights), for code
-        that wants one critic on its own (a comparison with another library's critic)."""
+        that wants one critic on its own (a comparison with another library's critic).
+
+        Raises:
+            ValueError: the critics have normalisations (statistics of all members together).
+        """
+        if len(self.norms):
+            raise ValueError("a member of critics with normalisations is not a plain MLP")
         last = len(self.layers) - 1
         modules: list[nn.Module] = []
         for k, layer in enumerate(self.layers):
@@ -113,7 +145,7 @@ class CriticEnsemble(nn.Module):
         """``state`` in this module's layout: a state dict of the former ``ModuleList`` (``qs.<i>.<j>.*``,
         a ``weight`` and a ``bias`` per layer of each of this module's ``n`` critics) stacked per layer; any
         other returned as it is (the caller checks keys and shapes, and names the file)."""
-        legacy = _legacy_layers(state, self.n)
+        legacy = None if len(self.norms) else _legacy_layers(state, self.n)
         if legacy is None:
             return state
         upgraded: dict[str, Any] = {}
@@ -128,11 +160,13 @@ class CriticEnsemble(nn.Module):
         """An optimiser's state dict over the former ``ModuleList``'s parameters (``n`` members x
         ``(weight, bias)`` per layer, in that order) mapped onto the stacked ones (``(weight, bias)`` per
         layer): each per-parameter tensor (Adam's moments) stacked as the weights are, the step kept. A
-        state whose parameter count is already this module's is returned as it is."""
+        state whose parameter count is already this module's is returned as it is, and so is any state of
+        critics with normalisations (the former layout had none; their parameter count may match it)."""
         n_layers = len(self.layers)
         ids = [i for group in state.get("param_groups", []) for i in group.get("params", [])]
         per_param = state.get("state", {})
-        if len(ids) != 2 * n_layers * self.n or not _legacy_moments(per_param, ids[0], self.n):
+        legacy_count = len(ids) == 2 * n_layers * self.n and not len(self.norms)
+        if not legacy_count or not _legacy_moments(per_param, ids[0], self.n):
             return state
         new_state: dict[int, dict[str, Any]] = {}
         for k in range(n_layers):

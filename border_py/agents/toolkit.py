@@ -12,7 +12,7 @@ part's ``update_target`` is `update_target`). The functions take any sequence of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -116,19 +116,27 @@ def torch_device(name: str) -> torch.device:
     return device
 
 
-def mlp(in_dim: int, out_dim: int, hidden: Sequence[int]) -> nn.Sequential:
-    """A ReLU MLP ``in_dim -> hidden[0] -> ... -> out_dim`` with a linear output layer.
+def mlp(
+    in_dim: int, out_dim: int, hidden: Sequence[int], norm: Callable[[int], nn.Module] | None = None
+) -> nn.Sequential:
+    """A ReLU MLP ``in_dim -> hidden[0] -> ... -> out_dim`` with a linear output layer; with ``norm``, a
+    normalisation ``norm(width)`` of its input and after each hidden activation (CrossQ's batch
+    renormalisation, SBX's placement), with the same draws of the linear layers.
 
     Examples:
         >>> mlp(4, 2, (64, 64))[0]
         Linear(in_features=4, out_features=64, bias=True)
+        >>> [type(m).__name__ for m in mlp(4, 2, (8,), norm=nn.LayerNorm)]
+        ['LayerNorm', 'Linear', 'ReLU', 'LayerNorm', 'Linear']
     """
     if in_dim < 1 or out_dim < 1 or any(h < 1 for h in hidden):
         raise ValueError(f"mlp sizes must be >= 1, got in {in_dim}, hidden {tuple(hidden)}, out {out_dim}")
-    layers: list[nn.Module] = []
+    layers: list[nn.Module] = [] if norm is None else [norm(in_dim)]
     last = in_dim
     for width in hidden:
         layers += [nn.Linear(last, width), nn.ReLU()]
+        if norm is not None:
+            layers.append(norm(width))
         last = width
     layers.append(nn.Linear(last, out_dim))
     return nn.Sequential(*layers)
@@ -242,10 +250,16 @@ def _tensor_list(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor] | tuple[
     return tensors if isinstance(tensors, list | tuple) else list(tensors)
 
 
-def adam(parameters: Iterable[torch.Tensor], lr: float, eps: float = 1e-8) -> torch.optim.Adam:
+def adam(
+    parameters: Iterable[torch.Tensor],
+    lr: float,
+    eps: float = 1e-8,
+    betas: tuple[float, float] = (0.9, 0.999),
+) -> torch.optim.Adam:
     """Adam with the fused kernel: the same update as the default implementation, in one kernel over all
-    parameters instead of about ten small ops per parameter (``benchmarks/RESULTS.md`` has the speed-up)."""
-    return torch.optim.Adam(parameters, lr=lr, eps=eps, fused=True)
+    parameters instead of about ten small ops per parameter (``benchmarks/RESULTS.md`` has the speed-up).
+    ``betas`` are torch's and Adam's defaults (CrossQ's are ``(0.5, 0.999)``)."""
+    return torch.optim.Adam(parameters, lr=lr, eps=eps, betas=betas, fused=True)
 
 
 def zero_grad(parameters: Sequence[torch.Tensor]) -> None:

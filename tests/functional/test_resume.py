@@ -24,6 +24,8 @@ from border_py import (
     TrainResult,
 )
 from border_py.agents import (
+    CrossQ,
+    CrossQConfig,
     Dqn,
     DqnConfig,
     EpsilonGreedyConfig,
@@ -90,6 +92,21 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         lambda env: Tqc(
             TqcConfig(
                 actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32, n_critics=2, n_quantiles=5
+            ),
+            env.spaces,
+            seed=3,
+        ),
+        False,
+    ),
+    "crossq": (  # renormalising from the 50th call, the policy on every 7th update: across the resume
+        "Pendulum-v1",
+        lambda env: CrossQ(
+            CrossQConfig(
+                actor_hidden=(32, 32),
+                critic_hidden=(32, 32),
+                batch_size=32,
+                policy_delay=7,
+                renorm_warmup_steps=50,
             ),
             env.spaces,
             seed=3,

@@ -13,6 +13,8 @@ import pytest
 import torch
 
 from border_py.agents import (
+    CrossQ,
+    CrossQConfig,
     Dqn,
     DqnConfig,
     EvenTaus,
@@ -26,6 +28,7 @@ from border_py.agents import (
     Tqc,
     TqcConfig,
 )
+from border_py.agents.batch_renorm import BatchRenorm
 from border_py.agents.iqn import UniformTaus
 from border_py.base import Spaces
 from border_py.export import NumpyPolicy, PolicyFileError, export_numpy, greedy_module
@@ -36,13 +39,32 @@ from border_py.testing import FakeAgent
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _scaled(agent: Dqn | Iqn | QrDqn | Sac, factor: float) -> Dqn | Iqn | QrDqn | Sac:
+Scalable = Dqn | Iqn | QrDqn | Sac | CrossQ
+
+
+def _scaled(agent: Scalable, factor: float) -> Scalable:
     """Output layers scaled up so values are as large as a trained CartPole Q-network's (tens), where a
     float32 rounding difference would show."""
     with torch.no_grad():
-        modules = (agent.parts.actor.net if isinstance(agent, Sac) else agent.parts.net.net).modules()
+        network = agent.parts.actor.net if isinstance(agent, Sac | CrossQ) else agent.parts.net.net
+        modules = network.modules()
         last = [m for m in modules if isinstance(m, torch.nn.Linear)][-1]
         last.weight.mul_(factor)
+    return agent
+
+
+def _renormalised(agent: CrossQ) -> CrossQ:
+    """The policy's batch renormalisations given running statistics and affine parameters far from their
+    start (means 0, variances 1, the identity), as training leaves them: export folds them in."""
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for norm in agent.parts.actor.net.modules():
+            if isinstance(norm, BatchRenorm):
+                n = norm.running_mean.numel()
+                norm.running_mean.copy_(torch.randn(n, generator=generator))
+                norm.running_var.copy_(0.2 + 3.0 * torch.rand(n, generator=generator))
+                norm.weight.copy_(0.5 + torch.rand(n, generator=generator))
+                norm.bias.copy_(0.5 * torch.randn(n, generator=generator))
     return agent
 
 
@@ -66,6 +88,16 @@ AGENTS = {
             SacConfig(),
             Spaces(obs_shape=(3,), action_low=np.array([-2.0, 0.0]), action_high=np.array([2.0, 1.0])),
             seed=4,
+        ),
+        3.0,
+    ),
+    "crossq": lambda: _scaled(
+        _renormalised(
+            CrossQ(
+                CrossQConfig(critic_hidden=(64, 64)),
+                Spaces(obs_shape=(3,), action_low=np.array([-2.0, 0.0]), action_high=np.array([2.0, 1.0])),
+                seed=7,
+            )
         ),
         3.0,
     ),

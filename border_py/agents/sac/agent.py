@@ -1,15 +1,17 @@
-"""The SAC agent: policy, critics, target critics, entropy coefficient and ``opt``."""
+"""The SAC agent: policy, critics, target critics, entropy coefficient and ``opt``; and the update it
+shares with TQC and CrossQ (`SoftActorCritic`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.actor_critic import ActorCriticAgent
+from border_py.agents.actor_critic import ActorCriticAgent, ActorCriticConfig
 from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import MlpParts, linear_layers, mean_head
 from border_py.agents.parts import Scalar, Tracked, Trained, seeded
@@ -39,7 +41,180 @@ class SacParts:
     log_alpha: Scalar
 
 
-class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
+class SoftParts(Protocol):
+    """The parts the SAC family's update reads: `SacParts`, and CrossQ's, whose critics have no target."""
+
+    @property
+    def actor(self) -> Trained[GaussianActor]: ...
+
+    @property
+    def critic(self) -> Trained[CriticEnsemble]: ...
+
+    @property
+    def log_alpha(self) -> Scalar: ...
+
+
+class SoftConfig(ActorCriticConfig, Protocol):
+    """The fields of a config the SAC family's update reads (`SacConfig`'s, CrossQ's)."""
+
+    @property
+    def max_grad_norm(self) -> float | None:
+        """Each network's gradient L2 norm is clipped to this; ``None``: not clipped."""
+        ...
+
+    @property
+    def init_alpha(self) -> float:
+        """The entropy coefficient at the start."""
+        ...
+
+    @property
+    def auto_alpha(self) -> bool:
+        """Whether alpha is tuned so that the policy's entropy tracks ``target_entropy``."""
+        ...
+
+    @property
+    def alpha_lr(self) -> float:
+        """Adam learning rate of ``log(alpha)``."""
+        ...
+
+    @property
+    def target_entropy(self) -> float | None:
+        """In nats; ``None``: minus the action dimension."""
+        ...
+
+
+C = TypeVar("C", bound=SoftConfig)
+"""The agent's config."""
+P = TypeVar("P", bound=SoftParts)
+"""The agent's parts record."""
+
+
+class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
+    """The update SAC, TQC and CrossQ share: the critics fitted to a soft Bellman target, then (when due)
+    the tanh-squashed Gaussian policy to what it climbs less the entropy bonus, and alpha towards the
+    target entropy; acting and export. A member declares its parts and writes ``_critic_values`` (the
+    critics' outputs and their target); where it differs, ``_critic_loss``, ``_policy_value``,
+    ``_policy_due`` (a delayed policy) and ``_end_update`` (SAC: the targets follow the critics).
+
+    Args:
+        config: hyperparameters.
+        spaces: the env's observation size and its box of actions (bounds checked by `Spaces`).
+        seed: seeds the agent's sampling (the member seeds its networks with `seeded`).
+
+    Raises:
+        TypeError: the actions are not a box.
+        ValueError: ``config.device`` does not exist here.
+    """
+
+    def __init__(self, config: C, spaces: Spaces, seed: int) -> None:
+        super().__init__(config, spaces, seed)
+        low, high = self.action_low, self.action_high
+        self.scale = torch.as_tensor((high - low) / 2.0, device=self.device)
+        self.bias = torch.as_tensor((high + low) / 2.0, device=self.device)
+        c = config
+        self.target_entropy = -float(self.act_dim) if c.target_entropy is None else c.target_entropy
+
+    def _log_alpha(self) -> Scalar:
+        """The entropy coefficient's log at ``log(init_alpha)``, trained by Adam when ``auto_alpha``."""
+        c = self.config
+        init = float(np.log(c.init_alpha))
+        return Scalar.adam(
+            "log_alpha", init, "alpha_optimizer", c.alpha_lr, self.device, trained=c.auto_alpha
+        )
+
+    @abstractmethod
+    def _critic_values(self, b: TransitionBatch, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The critics' outputs for the batch's actions, with their gradient, and the target they regress
+        onto, without."""
+
+    def _critic_loss(
+        self, q: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | None
+    ) -> torch.Tensor:
+        """The critics' loss for their outputs ``q`` on the batch: squared error to the target."""
+        return critic_loss(q, target, weight)
+
+    def _policy_value(self, q: torch.Tensor) -> torch.Tensor:
+        """What the policy climbs, ``(batch,)``, from the critics' outputs for its actions: their minimum."""
+        return q.min(dim=0).values
+
+    def _policy_due(self) -> bool:
+        """Asked once per update, after the critics' step: whether the policy and alpha step in this
+        update (SAC: in every one)."""
+        return True
+
+    def _end_update(self) -> None:
+        """The end of an update, after every optimiser step (SAC: its targets follow the critics)."""
+
+    def _squash(self, u: torch.Tensor) -> torch.Tensor:
+        return self.bias + self.scale * torch.tanh(u)
+
+    def _sample_policy(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Reparameterised actions and their log-probabilities, ``(batch, act_dim)`` and ``(batch,)``."""
+        mean, log_std = self.parts.actor.net(obs)
+        noise = torch.randn(mean.shape, generator=self.generator, device=self.device)
+        u = mean + log_std.exp() * noise
+        return self._squash(u), squashed_gaussian_log_prob(u, mean, log_std, self.scale)
+
+    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
+        """Float32 actions ``(n, act_dim)`` within the bounds: sampled in train mode, the policy's mode in
+        eval mode."""
+        with torch.inference_mode():
+            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
+            if self._train:
+                act, _ = self._sample_policy(x)
+            else:
+                act = self._squash(self.parts.actor.net(x)[0])
+        # The clip only guards float rounding of bias + scale * tanh at the bounds.
+        out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
+        return out
+
+    def alpha(self) -> float:
+        """The current entropy coefficient."""
+        return self.parts.log_alpha.exp()
+
+    def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
+        c, critic = self.config, self.parts.critic
+        b = buffer.batch(c.batch_size).to(self.device)
+        alpha = self.parts.log_alpha.value.detach().exp()
+
+        q, target = self._critic_values(b, alpha)
+        loss_q = self._critic_loss(q, target, b.weight)
+        critic.step(loss_q, c.max_grad_norm)
+        record = {"train/critic_loss": float(loss_q.detach()), "train/q_mean": float(q.detach().mean())}
+        if self._policy_due():
+            record.update(self._policy_step(b.obs, alpha))
+        record["train/alpha"] = self.alpha()
+
+        self._end_update()
+        if b.weight is not None:  # a priority per item: its mean target less its mean prediction
+            target_mean = target.reshape(len(b), -1).mean(dim=1)  # SAC's (batch,), TQC's (batch, atoms)
+            predicted_mean = q.detach().reshape(len(q), len(b), -1).mean(dim=(0, 2))
+            buffer.update_priority(b.ix_sample, (target_mean - predicted_mean).cpu().numpy())
+        return record
+
+    def _policy_step(self, obs: torch.Tensor, alpha: torch.Tensor) -> dict[str, float]:
+        """The policy's step on the batch's observations, then alpha's (when tuned); their values."""
+        c, critic, log_alpha = self.config, self.parts.critic, self.parts.log_alpha
+        act, log_prob = self._sample_policy(obs)
+        with frozen(critic.params):  # only the policy's gradient is wanted
+            loss_pi = actor_loss(log_prob, self._policy_value(critic.net(obs, act)), alpha)
+        self.parts.actor.step(loss_pi, c.max_grad_norm)
+        record = {
+            "train/actor_loss": float(loss_pi.detach()),
+            "train/entropy": float(-log_prob.detach().mean()),
+        }
+        if c.auto_alpha:
+            loss_alpha = alpha_loss(log_alpha.value, log_prob.detach(), self.target_entropy)
+            log_alpha.step(loss_alpha)
+            record["train/alpha_loss"] = float(loss_alpha.detach())
+        return record
+
+    def greedy_policy(self) -> MlpParts:
+        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``."""
+        return self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
+
+
+class Sac(SoftActorCritic["SacConfig", SacParts]):
     """Soft actor-critic (Haarnoja et al., 2018) for Box action spaces.
 
     Train-mode actions are sampled from the tanh-squashed Gaussian policy; eval-mode actions are its
@@ -70,27 +245,26 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
     def __init__(self, config: SacConfig, spaces: Spaces, seed: int) -> None:
         super().__init__(config, spaces, seed)
         c, device, obs_dim, act_dim = config, self.device, self.obs_dim, self.act_dim
-        low, high = self.action_low, self.action_high
-        self.scale = torch.as_tensor((high - low) / 2.0, device=device)
-        self.bias = torch.as_tensor((high + low) / 2.0, device=device)
         with seeded(seed):
             actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max)
             critic = self._critic(obs_dim, act_dim)
-        log_alpha = float(np.log(c.init_alpha))
         self.parts = SacParts(
             actor=Trained.adam(actor, "actor.pt", "actor_optimizer", c.actor_lr, device),
             critic=Tracked.adam_with_target(
                 critic, "critic.pt", "critic_optimizer", c.critic_lr, device, "critic_tgt.pt"
             ),
-            log_alpha=Scalar.adam(
-                "log_alpha", log_alpha, "alpha_optimizer", c.alpha_lr, device, trained=c.auto_alpha
-            ),
+            log_alpha=self._log_alpha(),
         )
-        self.target_entropy = -float(act_dim) if c.target_entropy is None else c.target_entropy
 
     def _critic(self, obs_dim: int, act_dim: int) -> CriticEnsemble:
         """The critics, built in the agent's ``seeded`` block after the policy: ``n_critics`` Q-networks."""
         return CriticEnsemble(obs_dim, act_dim, self.config.critic_hidden, self.config.n_critics)
+
+    def _critic_values(self, b: TransitionBatch, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The critics' outputs for the batch's actions and, without gradient, `_critic_target`."""
+        with torch.no_grad():
+            target = self._critic_target(b, alpha)
+        return self.parts.critic.net(b.obs, b.act), target
 
     def _critic_target(self, b: TransitionBatch, alpha: torch.Tensor) -> torch.Tensor:
         """The critics' regression target (no gradient): the soft Bellman target of the target critics'
@@ -102,79 +276,6 @@ class Sac(ActorCriticAgent["SacConfig", SacParts, TransitionBatch]):
             b.reward, b.is_terminated, b.discount, next_q_min, next_log_prob, alpha, c.reward_scale
         )
 
-    def _critic_loss(
-        self, q: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | None
-    ) -> torch.Tensor:
-        """The critics' loss for their outputs ``q`` on the batch: squared error to the target."""
-        return critic_loss(q, target, weight)
-
-    def _policy_value(self, q: torch.Tensor) -> torch.Tensor:
-        """What the policy climbs, ``(batch,)``, from the critics' outputs for its actions: their minimum."""
-        return q.min(dim=0).values
-
-    def _squash(self, u: torch.Tensor) -> torch.Tensor:
-        return self.bias + self.scale * torch.tanh(u)
-
-    def _sample_policy(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Reparameterised actions and their log-probabilities, ``(batch, act_dim)`` and ``(batch,)``."""
-        mean, log_std = self.parts.actor.net(obs)
-        noise = torch.randn(mean.shape, generator=self.generator, device=self.device)
-        u = mean + log_std.exp() * noise
-        return self._squash(u), squashed_gaussian_log_prob(u, mean, log_std, self.scale)
-
-    def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
-        """Float32 actions ``(n, act_dim)`` within the bounds: sampled in train mode, the policy's mode in
-        eval mode."""
-        with torch.inference_mode():
-            x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
-            if self._train:
-                act, _ = self._sample_policy(x)
-            else:
-                act = self._squash(self.parts.actor.net(x)[0])
-        # The clip only guards float rounding of bias + scale * tanh at the bounds.
-        out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
-        return out
-
-    def alpha(self) -> float:
-        """The current entropy coefficient."""
-        return self.parts.log_alpha.exp()
-
-    def _update(self, buffer: ReplayBuffer[TransitionBatch]) -> dict[str, float]:
-        c, critic, log_alpha = self.config, self.parts.critic, self.parts.log_alpha
-        b = buffer.batch(c.batch_size).to(self.device)
-        alpha = log_alpha.value.detach().exp()
-
-        with torch.no_grad():
-            target = self._critic_target(b, alpha)
-        q = critic.net(b.obs, b.act)
-        loss_q = self._critic_loss(q, target, b.weight)
-        critic.step(loss_q, c.max_grad_norm)
-
-        act, log_prob = self._sample_policy(b.obs)
-        with frozen(critic.params):  # only the policy's gradient is wanted
-            loss_pi = actor_loss(log_prob, self._policy_value(critic.net(b.obs, act)), alpha)
-        self.parts.actor.step(loss_pi, c.max_grad_norm)
-
-        record = {
-            "train/critic_loss": float(loss_q.detach()),
-            "train/actor_loss": float(loss_pi.detach()),
-            "train/q_mean": float(q.detach().mean()),
-            "train/entropy": float(-log_prob.detach().mean()),
-        }
-        if c.auto_alpha:
-            loss_alpha = alpha_loss(log_alpha.value, log_prob.detach(), self.target_entropy)
-            log_alpha.step(loss_alpha)
-            record["train/alpha_loss"] = float(loss_alpha.detach())
-        record["train/alpha"] = self.alpha()
-
+    def _end_update(self) -> None:
         # The targets follow the critics after their optimiser step.
-        critic.update_target(c.tau)
-        if b.weight is not None:  # a priority per item: its mean target less its mean prediction
-            target_mean = target.reshape(len(b), -1).mean(dim=1)  # SAC's (batch,), TQC's (batch, atoms)
-            predicted_mean = q.detach().reshape(len(q), len(b), -1).mean(dim=(0, 2))
-            buffer.update_priority(b.ix_sample, (target_mean - predicted_mean).cpu().numpy())
-        return record
-
-    def greedy_policy(self) -> MlpParts:
-        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``."""
-        return self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
+        self.parts.critic.update_target(self.config.tau)

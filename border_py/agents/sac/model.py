@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
@@ -16,6 +16,8 @@ class GaussianActor(nn.Module):
     pre-squash action ``u``; the action is ``bias + scale * tanh(u)``.
 
     The network outputs ``log_std``; the std is ``exp(log_std)``, taken once, where the loss needs it.
+    With ``norm`` (CrossQ), the network normalises its input and each hidden activation (`mlp`'s
+    ``norm``).
 
     Examples:
         >>> mean, log_std = GaussianActor(3, 2, (8,), -20.0, 2.0)(torch.zeros(5, 3))
@@ -24,10 +26,16 @@ class GaussianActor(nn.Module):
     """
 
     def __init__(
-        self, obs_dim: int, act_dim: int, hidden: Sequence[int], log_std_min: float, log_std_max: float
+        self,
+        obs_dim: int,
+        act_dim: int,
+        hidden: Sequence[int],
+        log_std_min: float,
+        log_std_max: float,
+        norm: Callable[[int], nn.Module] | None = None,
     ) -> None:
         super().__init__()
-        self.net = mlp(obs_dim, 2 * act_dim, hidden)
+        self.net = mlp(obs_dim, 2 * act_dim, hidden, norm)
         self.log_std_min = log_std_min
         self.log_std_max = log_std_max
 

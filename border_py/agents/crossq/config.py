@@ -1,0 +1,110 @@
+"""Config of the CrossQ agent."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from border_py.agents.toolkit import device_name
+from border_py.base.spaces import Spaces
+from border_py.config import finite, layer_sizes, positive_finite
+
+if TYPE_CHECKING:
+    from border_py.agents.crossq.agent import CrossQ
+
+_fraction = [attrs.validators.gt(0.0), attrs.validators.le(1.0)]
+
+
+@attrs.frozen(kw_only=True)
+class CrossQConfig:
+    """Config of `CrossQ`. The defaults are SBX's ``CrossQ`` and ``CrossQPolicy`` (sbx 0.28.0,
+    ``sbx/crossq/crossq.py`` and ``policies.py``; sb3-contrib's ``CrossQ`` has the same): learning rates
+    1e-3, batch 256, 2 critics of 1024x1024 (the paper's are 2048x2048, narrowed in SBX "for faster
+    computation"), a 256x256 policy, Adam's ``beta1`` 0.5 for the policy and the critics, the policy and
+    alpha stepped on every third update, and batch renormalisation in both (SBX's ``BatchRenorm``: momentum
+    0.01 in torch's convention, eps 1e-3, 100,000 warm-up calls, then ``r`` and ``d`` clipped to 3 and 5).
+    SBX's ``learning_starts`` (100 env steps) is the trainer's ``warmup_period``.
+
+    SAC's fields, with no ``tau``: there are no target critics. The discount is each transition's own; the
+    action bounds are the env's box.
+
+    Examples:
+        >>> CrossQConfig().critic_hidden, CrossQConfig().policy_delay
+        ((1024, 1024), 3)
+    """
+
+    actor_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
+    """In units: widths of the policy network's hidden layers."""
+    critic_hidden: tuple[int, ...] = attrs.field(default=(1024, 1024), validator=layer_sizes)
+    """In units: widths of each critic's hidden layers (SBX's 1024x1024; the paper's 2048x2048)."""
+    actor_lr: float = attrs.field(default=1e-3, validator=positive_finite)
+    """Adam learning rate of the policy."""
+    critic_lr: float = attrs.field(default=1e-3, validator=positive_finite)
+    """Adam learning rate of the critics."""
+    alpha_lr: float = attrs.field(default=1e-3, validator=positive_finite)
+    """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only)."""
+    adam_beta1: float = attrs.field(
+        default=0.5, validator=[attrs.validators.ge(0.0), attrs.validators.lt(1.0)]
+    )
+    """Unitless: Adam's first-moment decay for the policy and the critics (the paper's and SBX's 0.5;
+    torch's default 0.9); the second is 0.999, and alpha's Adam keeps torch's defaults, as SBX's does."""
+    batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
+    """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
+    n_critics: int = attrs.field(default=2, validator=attrs.validators.ge(1))
+    """How many Q-networks; the target and the policy loss use their minimum."""
+    policy_delay: int = attrs.field(default=3, validator=attrs.validators.ge(1))
+    """In updates: the policy and alpha step on every ``policy_delay``-th critic update (SBX's 3; RL Zoo's
+    Pendulum-v1 entry 2)."""
+    init_alpha: float = attrs.field(default=1.0, validator=positive_finite)
+    """Unitless: the entropy coefficient at the start (kept fixed when ``auto_alpha`` is off)."""
+    auto_alpha: bool = True
+    """Tune alpha so the policy's entropy tracks ``target_entropy`` (Haarnoja et al., 2018b)."""
+    target_entropy: float | None = attrs.field(default=None, validator=finite)
+    """In nats: the entropy automatic tuning aims for; ``None`` is ``-|A|`` (minus the action dimension)."""
+    reward_scale: float = attrs.field(default=1.0, validator=positive_finite)
+    """Unitless: rewards are multiplied by this in the critic target."""
+    n_updates_per_opt: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    """Gradient updates (each on its own batch) per ``opt`` call."""
+    log_std_min: float = attrs.field(default=-20.0, validator=finite)
+    """The policy's log standard deviation is clamped to ``[log_std_min, log_std_max]``."""
+    log_std_max: float = attrs.field(default=2.0, validator=finite)
+    """See ``log_std_min``."""
+    actor_batch_norm: bool = True
+    """Batch-renormalise the policy's input and hidden activations too (SBX's ``batch_norm_actor``); the
+    critics' are always."""
+    batch_norm_momentum: float = attrs.field(default=0.01, validator=_fraction)
+    """Unitless: the weight of each batch in the running statistics, ``running <- (1 - m) running + m
+    batch`` (torch's convention; SBX's ``batch_norm_momentum`` 0.99 is flax's, ``1 - m``)."""
+    batch_norm_eps: float = attrs.field(default=1e-3, validator=positive_finite)
+    """Added to each variance before its square root (SBX's ``BatchRenorm``'s)."""
+    renorm_warmup_steps: int = attrs.field(default=100_000, validator=attrs.validators.ge(0))
+    """In train-mode calls of each normalisation (critic updates for the critics', policy steps for the
+    policy's): plain batch normalisation before that many, renormalisation from then on."""
+    renorm_r_max: float = attrs.field(default=3.0, validator=[attrs.validators.ge(1.0), finite])
+    """Unitless: after the warm-up the scale correction ``r`` is clipped to ``[1 / r_max, r_max]``."""
+    renorm_d_max: float = attrs.field(default=5.0, validator=[attrs.validators.ge(0.0), finite])
+    """In running standard deviations: after the warm-up the shift correction ``d`` is clipped to
+    ``[-d_max, d_max]``."""
+    max_grad_norm: float | None = attrs.field(
+        default=None, validator=attrs.validators.optional(positive_finite)
+    )
+    """Clip each network's gradient L2 norm to this; ``None``: no clipping."""
+    device: str = attrs.field(default="cpu", validator=device_name)
+    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+
+    def __attrs_post_init__(self) -> None:
+        if not self.log_std_min < self.log_std_max:
+            raise ValueError(
+                f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"
+            )
+
+    def build(self, spaces: Spaces, seed: int) -> CrossQ:
+        """The agent, sized by ``spaces``, with initial weights from ``seed``.
+
+        Raises:
+            TypeError: the agent cannot act in ``spaces``.
+        """
+        from border_py.agents.crossq.agent import CrossQ  # the agent module imports this one
+
+        return CrossQ(self, spaces, seed)
