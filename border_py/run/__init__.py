@@ -11,7 +11,8 @@ The run path, as plain as the data path:
 - `experiment`: ``Experiment``, ``OfflineExperiment``.
 - `codec`: experiments to and from YAML, ``--set key=value`` overrides.
 - `rundir`: ``RunDir``, the model directory's one owner.
-- `commands`: ``train``, ``evaluate``; `outputs`: video, export; `held_warnings`: the warnings held
+- `commands`: ``train``, ``evaluate``; `policy`: ``load_policy``, ``evaluate_policy`` (a trained model
+  in a user's hands); `outputs`: video, export; `held_warnings`: the warnings held
   back while a run is checked.
 - `zoo`: tuned settings per algorithm and env id (``border_py/zoo/*.yaml``).
 - `tune`: hyperparameter search with Optuna (the ``tune`` extra).
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     )
     from border_py.run.commands import TrainOptions, prepare, train
     from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
+    from border_py.run.policy import Evaluation, Policy, evaluate_policy, load_policy
     from border_py.run.program import run_cli
     from border_py.run.rundir import RunDir
     from border_py.run.saved import evaluate, load_agent
@@ -55,6 +57,10 @@ _EXPORTS: dict[str, str] = {
     "Experiment": "border_py.run.experiment",
     "OfflineExperiment": "border_py.run.experiment",
     "with_trainer": "border_py.run.experiment",
+    "Evaluation": "border_py.run.policy",
+    "Policy": "border_py.run.policy",
+    "evaluate_policy": "border_py.run.policy",
+    "load_policy": "border_py.run.policy",
     "run_cli": "border_py.run.program",
     "RunDir": "border_py.run.rundir",
     "evaluate": "border_py.run.saved",
@@ -80,18 +86,22 @@ def load_experiment_text(text: str, source: str = "experiment") -> AnyExperiment
 
 __all__ = [
     "AnyExperiment",
+    "Evaluation",
     "Experiment",
     "OfflineExperiment",
+    "Policy",
     "RunDir",
     "TrainOptions",
     "apply_overrides",
     "dump_experiment",
     "evaluate",
+    "evaluate_policy",
     "experiment_from_dict",
     "experiment_to_dict",
     "load_agent",
     "load_experiment",
     "load_experiment_text",
+    "load_policy",
     "prepare",
     "run_cli",
     "train",

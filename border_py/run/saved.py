@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import numpy as np
 
 from border_py.checkpoint import resolve_saved, saved_model_problem
 from border_py.run.experiment import AnyExperiment, build_eval_env, build_evaluator
@@ -96,7 +97,11 @@ def evaluate(
     with closing(build_eval_env(experiment)) as eval_env:
         agent = load_agent(experiment, saved, eval_env)
         with closing(build_evaluator(experiment, eval_env)) as evaluator:
-            score, _ = evaluator.evaluate(agent)
+            returns, _ = evaluator.episodes(agent)
+    score = float(np.mean(returns))  # the evaluator's score, as training saved best/ with
     if not quiet:
-        print(f"eval of {saved}: mean return {score:.1f} over {experiment.evaluator.n_episodes} episodes")
+        n = experiment.evaluator.n_episodes
+        print(
+            f"eval of {saved}: mean return {score:.1f} (std {float(np.std(returns)):.1f}) over {n} episodes"
+        )
     return score

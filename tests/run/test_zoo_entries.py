@@ -5,10 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from border_py.checkpoint import load_meta
-from border_py.run import TrainOptions, evaluate, experiment_from_dict, train, zoo
+from border_py.run import (
+    TrainOptions,
+    evaluate,
+    evaluate_policy,
+    experiment_from_dict,
+    load_policy,
+    train,
+    zoo,
+)
 from tests.run.conftest import make_entry_dataset, tiny
 
 WITHOUT_ENTRY = {"iqn": "Acrobot-v1", "sac": "InvertedPendulum-v5", "ppo": "InvertedPendulum-v5"}
@@ -55,3 +64,12 @@ def test_every_zoo_entry_builds_trains_a_few_steps_and_evaluates(
     assert load_meta(tmp_path / "run" / "4")["opt_steps"] == 4
     if experiment.trainer.eval_interval is not None:
         assert evaluate(experiment, tmp_path / "run", quiet=True) == result.best_score
+    # Every agent kind loads into a typed policy that acts on one observation or a batch, and evaluates.
+    policy = load_policy(tmp_path / "run", "4")
+    obs = np.zeros(policy.spaces.obs_shape, np.uint8 if "ALE" in env_id else np.float32)
+    # A batch rounds as a batched matmul does: box actions within float32 rounding of one at a time.
+    np.testing.assert_allclose(
+        policy.predict(np.stack([obs, obs]))[0], policy.predict(obs), rtol=1e-5, atol=1e-6
+    )
+    evaluation = evaluate_policy(policy, n_episodes=1)
+    assert evaluation.mean == evaluate(experiment, tmp_path / "run", "4", episodes=1, quiet=True)

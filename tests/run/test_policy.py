@@ -1,0 +1,89 @@
+"""`load_policy` and `evaluate_policy`: a saved model acts on one observation or a batch, greedy or drawn,
+and its evaluation gives the mean, the standard deviation and every return (every zoo entry's kind is
+loaded and evaluated in `test_zoo_entries.py`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import yaml
+
+from border_py.run import TrainOptions, evaluate, evaluate_policy, load_experiment_text, load_policy, train
+from border_py.run import with_trainer as with_trainer_fields
+
+PPO = """
+env: {type: gym_vec, name: CartPole-v1, num_envs: 2}
+step_processor: {type: simple, gamma: 0.99}
+replay_buffer: {type: rollout, n_steps: 16, num_envs: 2}
+agent: {type: ppo, batch_size: 16, n_epochs: 1}
+trainer: {max_opts: 4, opt_interval: 32, eval_interval: 2, save_interval: 4}
+evaluator: {n_episodes: 3}
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A PPO run of 4 rollouts on CartPole-v1 (its policy draws in train mode, takes the argmax in eval)."""
+    model_dir = tmp_path_factory.mktemp("ppo")
+    experiment = with_trainer_fields(load_experiment_text(PPO), model_dir=str(model_dir))
+    train(experiment, TrainOptions(progress=False, quiet=True))
+    return model_dir
+
+
+def test_one_observation_gives_one_action_and_a_batch_gives_the_same_actions_row_by_row(run: Path) -> None:
+    policy = load_policy(run)
+    batch = np.random.default_rng(0).normal(size=(6, 4)).astype(np.float32)
+    actions = policy.predict(batch)
+    assert actions.shape == (6,)
+    assert [int(policy.predict(obs)) for obs in batch] == actions.tolist()
+    assert policy.predict(batch[0].tolist()).shape == ()  # any array-like
+    assert policy.path == run / "best"
+
+
+def test_drawn_actions_vary_where_the_greedy_ones_do_not(run: Path) -> None:
+    policy = load_policy(run, "4")
+    obs = np.zeros((200, 4), np.float32)
+    assert len(set(policy.predict(obs).tolist())) == 1
+    assert set(policy.predict(obs, deterministic=False).tolist()) == {0, 1}  # a barely trained policy
+
+
+def test_a_wrong_observation_shape_is_refused_with_both_shapes(run: Path) -> None:
+    with pytest.raises(ValueError, match=r"an observation has shape \(4,\).*got \(3,\)"):
+        load_policy(run).predict(np.zeros(3, np.float32))
+
+
+def test_the_run_evaluation_is_border_py_eval_and_a_gym_env_plays_seeded_episodes(run: Path) -> None:
+    policy = load_policy(run)
+    evaluation = evaluate_policy(policy)
+    assert len(evaluation.returns) == 3  # the run's evaluator's episodes
+    assert evaluation.mean == evaluate(policy.experiment, run, quiet=True)
+    assert evaluation.std == pytest.approx(float(np.std(evaluation.returns)))
+    assert evaluation.returns == evaluation.lengths  # CartPole: one reward per step
+    mine = evaluate_policy(policy, gym.make("CartPole-v1"), n_episodes=4, seed=7)
+    again = evaluate_policy(policy, gym.make("CartPole-v1"), n_episodes=4, seed=7)
+    assert mine == again
+    assert len(mine.returns) == 4
+    with pytest.raises(ValueError, match="n_episodes must be >= 1"):
+        evaluate_policy(policy, n_episodes=0)
+
+
+def test_bad_paths_and_names_are_refused(run: Path, tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        load_policy(tmp_path / "nothing")
+    with pytest.raises(ValueError, match=r"--checkpoint '\.\./x'"):
+        load_policy(run, "../x")
+    with pytest.raises(FileNotFoundError, match="is not a saved model"):
+        load_policy(run, "3")
+
+
+def test_a_config_naming_code_is_refused_without_trust_code(run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    data = yaml.safe_load((run / "config.yaml").read_text())
+    data["env"]["name"] = "payload:Walk-v0"
+    (copy / "config.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError, match="--trust-code"):
+        load_policy(copy)
