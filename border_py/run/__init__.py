@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     )
     from border_py.run.commands import TrainOptions, prepare, train
     from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
-    from border_py.run.policy import Evaluation, Policy, evaluate_policy, load_policy
+    from border_py.run.policy import Action, Evaluation, Policy, evaluate_policy, load_policy
     from border_py.run.program import run_cli
     from border_py.run.rundir import RunDir
     from border_py.run.saved import evaluate, load_agent
@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "Experiment": "border_py.run.experiment",
     "OfflineExperiment": "border_py.run.experiment",
     "with_trainer": "border_py.run.experiment",
+    "Action": "border_py.run.policy",
     "Evaluation": "border_py.run.policy",
     "Policy": "border_py.run.policy",
     "evaluate_policy": "border_py.run.policy",
@@ -85,6 +86,7 @@ def load_experiment_text(text: str, source: str = "experiment") -> AnyExperiment
 
 
 __all__ = [
+    "Action",
     "AnyExperiment",
     "Evaluation",
     "Experiment",

@@ -40,7 +40,10 @@ from border_py.run.experiment import AnyExperiment, build_eval_env, build_evalua
 from border_py.run.rundir import RunDir
 from border_py.run.saved import load_agent, saved_model_path
 
-__all__ = ["Evaluation", "GymLikeEnv", "Policy", "evaluate_policy", "load_policy"]
+__all__ = ["Action", "Evaluation", "GymLikeEnv", "Policy", "evaluate_policy", "load_policy"]
+
+Action = npt.NDArray[np.int64 | np.float32]
+"""What `Policy.predict` returns: int64 actions of a discrete space, float32 ones of a box."""
 
 
 @attrs.frozen
@@ -81,7 +84,7 @@ class Policy:
         self.path = path
         self.experiment = experiment
 
-    def predict(self, obs: npt.ArrayLike, deterministic: bool = True) -> npt.NDArray[np.generic]:
+    def predict(self, obs: npt.ArrayLike, deterministic: bool = True) -> Action:
         """The action for one observation (shape ``spaces.obs_shape``), or the actions for a batch of them
         (a leading batch dimension). ``deterministic``: the greedy action (the argmax, the mean action),
         as evaluation takes; else one drawn as in training, from the agent's own generator (seeded by
