@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from border_py.agents.toolkit import device_name
+from border_py.agents.sac.config import SoftActorCriticConfig
 from border_py.base.spaces import Spaces
 from border_py.config import finite, layer_sizes, positive_finite
 
@@ -17,7 +17,7 @@ _fraction = [attrs.validators.gt(0.0), attrs.validators.le(1.0)]
 
 
 @attrs.frozen(kw_only=True)
-class CrossQConfig:
+class CrossQConfig(SoftActorCriticConfig):
     """Config of `CrossQ`. The defaults are SBX's ``CrossQ`` and ``CrossQPolicy`` (sbx 0.28.0,
     ``sbx/crossq/crossq.py`` and ``policies.py``; sb3-contrib's ``CrossQ`` has the same): learning rates
     1e-3, batch 256, 2 critics of 1024x1024 (the paper's are 2048x2048, narrowed in SBX "for faster
@@ -26,16 +26,15 @@ class CrossQConfig:
     0.01 in torch's convention, eps 1e-3, 100,000 warm-up calls, then ``r`` and ``d`` clipped to 3 and 5).
     SBX's ``learning_starts`` (100 env steps) is the trainer's ``warmup_period``.
 
-    SAC's fields, with no ``tau``: there are no target critics. The discount is each transition's own; the
-    action bounds are the env's box.
+    `SoftActorCriticConfig`'s fields (SAC's, with no ``tau``: there are no target critics) with these
+    defaults, and the normalisation's and the delay's. The discount is each transition's own; the action
+    bounds are the env's box.
 
     Examples:
         >>> CrossQConfig().critic_hidden, CrossQConfig().policy_delay
         ((1024, 1024), 3)
     """
 
-    actor_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
-    """In units: widths of the policy network's hidden layers."""
     critic_hidden: tuple[int, ...] = attrs.field(default=(1024, 1024), validator=layer_sizes)
     """In units: widths of each critic's hidden layers (SBX's 1024x1024; the paper's 2048x2048)."""
     actor_lr: float = attrs.field(default=1e-3, validator=positive_finite)
@@ -49,27 +48,11 @@ class CrossQConfig:
     )
     """Unitless: Adam's first-moment decay for the policy and the critics (the paper's and SBX's 0.5;
     torch's default 0.9); the second is 0.999, and alpha's Adam keeps torch's defaults, as SBX's does."""
-    batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
-    """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
     n_critics: int = attrs.field(default=2, validator=attrs.validators.ge(1))
     """How many Q-networks; the target and the policy loss use their minimum."""
     policy_delay: int = attrs.field(default=3, validator=attrs.validators.ge(1))
     """In updates: the policy and alpha step on every ``policy_delay``-th critic update (SBX's 3; RL Zoo's
     Pendulum-v1 entry 2)."""
-    init_alpha: float = attrs.field(default=1.0, validator=positive_finite)
-    """Unitless: the entropy coefficient at the start (kept fixed when ``auto_alpha`` is off)."""
-    auto_alpha: bool = True
-    """Tune alpha so the policy's entropy tracks ``target_entropy`` (Haarnoja et al., 2018b)."""
-    target_entropy: float | None = attrs.field(default=None, validator=finite)
-    """In nats: the entropy automatic tuning aims for; ``None`` is ``-|A|`` (minus the action dimension)."""
-    reward_scale: float = attrs.field(default=1.0, validator=positive_finite)
-    """Unitless: rewards are multiplied by this in the critic target."""
-    n_updates_per_opt: int = attrs.field(default=1, validator=attrs.validators.ge(1))
-    """Gradient updates (each on its own batch) per ``opt`` call."""
-    log_std_min: float = attrs.field(default=-20.0, validator=finite)
-    """The policy's log standard deviation is clamped to ``[log_std_min, log_std_max]``."""
-    log_std_max: float = attrs.field(default=2.0, validator=finite)
-    """See ``log_std_min``."""
     actor_batch_norm: bool = True
     """Batch-renormalise the policy's input and hidden activations too (SBX's ``batch_norm_actor``); the
     critics' are always."""
@@ -86,18 +69,6 @@ class CrossQConfig:
     renorm_d_max: float = attrs.field(default=5.0, validator=[attrs.validators.ge(0.0), finite])
     """In running standard deviations: after the warm-up the shift correction ``d`` is clipped to
     ``[-d_max, d_max]``."""
-    max_grad_norm: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(positive_finite)
-    )
-    """Clip each network's gradient L2 norm to this; ``None``: no clipping."""
-    device: str = attrs.field(default="cpu", validator=device_name)
-    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
-
-    def __attrs_post_init__(self) -> None:
-        if not self.log_std_min < self.log_std_max:
-            raise ValueError(
-                f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"
-            )
 
     def build(self, spaces: Spaces, seed: int) -> CrossQ:
         """The agent, sized by ``spaces``, with initial weights from ``seed``.

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.actor_critic import ActorCriticAgent, ActorCriticConfig
+from border_py.agents.actor_critic import ActorCriticAgent
 from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import MlpParts, linear_layers, mean_head
 from border_py.agents.parts import Scalar, Tracked, Trained, seeded
@@ -29,7 +29,7 @@ from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
-    from border_py.agents.sac.config import SacConfig
+    from border_py.agents.sac.config import SacConfig, SoftActorCriticConfig
 
 
 @attrs.frozen
@@ -54,36 +54,7 @@ class SoftParts(Protocol):
     def log_alpha(self) -> Scalar: ...
 
 
-class SoftConfig(ActorCriticConfig, Protocol):
-    """The fields of a config the SAC family's update reads (`SacConfig`'s, CrossQ's)."""
-
-    @property
-    def max_grad_norm(self) -> float | None:
-        """Each network's gradient L2 norm is clipped to this; ``None``: not clipped."""
-        ...
-
-    @property
-    def init_alpha(self) -> float:
-        """The entropy coefficient at the start."""
-        ...
-
-    @property
-    def auto_alpha(self) -> bool:
-        """Whether alpha is tuned so that the policy's entropy tracks ``target_entropy``."""
-        ...
-
-    @property
-    def alpha_lr(self) -> float:
-        """Adam learning rate of ``log(alpha)``."""
-        ...
-
-    @property
-    def target_entropy(self) -> float | None:
-        """In nats; ``None``: minus the action dimension."""
-        ...
-
-
-C = TypeVar("C", bound=SoftConfig)
+C = TypeVar("C", bound="SoftActorCriticConfig")
 """The agent's config."""
 P = TypeVar("P", bound=SoftParts)
 """The agent's parts record."""

@@ -1,4 +1,4 @@
-"""Config of the SAC agent."""
+"""Configs of the SAC agent and of the SAC family's shared fields."""
 
 from __future__ import annotations
 
@@ -16,15 +16,13 @@ from border_py.config import finite, layer_sizes, positive_finite
 
 
 @attrs.frozen(kw_only=True)
-class SacConfig:
-    """Config of `Sac`.
+class SoftActorCriticConfig:
+    """The fields the SAC family (SAC, TQC, CrossQ) shares: the policy, the critics, the entropy
+    coefficient and the optimisers, with SAC's defaults (`CrossQConfig` sets SBX's for the widths and the
+    learning rates).
 
     The discount is not here: each transition carries its own, set by the step processor. Action bounds
     are not here either: the agent takes them from the env's Box action space.
-
-    Examples:
-        >>> SacConfig(n_critics=3).target_entropy is None
-        True
     """
 
     actor_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
@@ -39,9 +37,6 @@ class SacConfig:
     """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only)."""
     batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
     """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
-    tau: float = attrs.field(default=0.005, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
-    """Unitless: Polyak factor of the target critics, ``target <- tau * online + (1 - tau) * target``,
-    applied after every update."""
     n_critics: int = attrs.field(default=2, validator=attrs.validators.ge(1))
     """How many Q-networks; targets and the policy loss use their minimum (clipped double Q)."""
     init_alpha: float = attrs.field(default=1.0, validator=positive_finite)
@@ -70,6 +65,20 @@ class SacConfig:
             raise ValueError(
                 f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"
             )
+
+
+@attrs.frozen(kw_only=True)
+class SacConfig(SoftActorCriticConfig):
+    """Config of `Sac`: `SoftActorCriticConfig`'s fields and the target critics' Polyak factor.
+
+    Examples:
+        >>> SacConfig(n_critics=3).target_entropy is None
+        True
+    """
+
+    tau: float = attrs.field(default=0.005, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
+    """Unitless: Polyak factor of the target critics, ``target <- tau * online + (1 - tau) * target``,
+    applied after every update."""
 
     def build(self, spaces: Spaces, seed: int) -> Sac:
         """The agent, sized by ``spaces``, with initial weights from ``seed``.
