@@ -8,11 +8,13 @@ An exported policy is a directory of two files:
 - ``weights.npz``: the arrays (float32; each linear layer's weight stored as ``(in, out)``), read with
   ``allow_pickle=False``, so a hostile file cannot run code.
 
+Every field, the arithmetic of each kind and a plain-numpy reference loader: docs/export-format.md.
+
 The forward passes below repeat the agents' greedy (eval-mode) action in numpy: ``mlp``,
-``head(mlp(normalise(obs)))``, for every agent whose greedy policy is one MLP (PPO, SAC, TD3, a plain DQN,
-BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`), a dueling DQN's Q-values, IQN's mean quantile at
-its deterministic fractions (and SAC's squashed mean, as version 1 wrote it). Nothing in this module imports
-torch.
+``head(mlp(normalise(obs)))``, for every agent whose greedy policy is one MLP (PPO, A2C, SAC, TQC, CrossQ,
+TD3, a plain DQN, QR-DQN, BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`), a dueling DQN's
+Q-values, IQN's mean quantile at its deterministic fractions (and SAC's squashed mean, as version 1 wrote
+it). Nothing in this module imports torch.
 """
 
 from __future__ import annotations

@@ -1,0 +1,55 @@
+"""A reader of border_py's exported policies in plain numpy, for the ``mlp`` kind: the reference loader of
+docs/export-format.md. It imports nothing of border_py; copy it into a project that serves a policy."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Array = npt.NDArray[Any]
+
+
+def load_policy(path: str | Path) -> Callable[[Array], Array]:
+    """The greedy policy exported to the directory ``path``: ``act(obs)`` for one observation
+    ``(obs_dim,)`` or a batch ``(n, obs_dim)`` gives int64 actions (discrete) or float32 ones (box)."""
+    spec = json.loads((Path(path) / "policy.json").read_text())
+    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2):
+        raise ValueError(f"{path}: not a border_py policy of version 1 or 2")
+    net, action = spec["network"], spec["action"]
+    squash = action.get("squash", "none")  # version 1 wrote none for a discrete action
+    if (
+        spec["kind"] != "mlp"
+        or net["activation"] not in ("relu", "tanh")
+        or squash not in ("none", "tanh", "clip")
+    ):
+        raise ValueError(f"{path}: not an mlp policy with an activation and a squash this loader knows")
+    with np.load(Path(path) / "weights.npz", allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    layers = [(arrays[w], arrays[b]) for w, b in net["layers"]]  # w: (in, out), b: (out,)
+    norm = net.get("obs_norm")
+    low, high = (np.asarray(action.get(k, np.nan), np.float32) for k in ("low", "high"))
+
+    def act(obs: Array) -> Array:
+        x: Array = np.asarray(obs, np.float32)
+        if norm is not None:
+            x = (x - arrays[norm["mean"]]) / arrays[norm["std"]]
+            if norm["clip"] is not None:
+                x = np.clip(x, -norm["clip"], norm["clip"])
+        for i, (w, b) in enumerate(layers):
+            x = x @ w + b
+            if i < len(layers) - 1:  # the activation follows every layer but the last
+                x = np.tanh(x) if net["activation"] == "tanh" else np.maximum(x, np.float32(0))
+        if action["type"] == "discrete":
+            x = np.argmax(x, axis=-1)  # int64
+        elif squash == "tanh":  # clipped too: float32 rounding can pass a bound
+            x = np.clip((high + low) / 2 + (high - low) / 2 * np.tanh(x), low, high)
+        elif squash == "clip":
+            x = np.clip(x, low, high)
+        return x
+
+    return act
