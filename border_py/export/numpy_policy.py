@@ -147,10 +147,18 @@ class NumpyPolicy:
         self.squash = action.get("squash", "none")
         if self.squash not in ("none", "tanh", "clip"):
             raise PolicyFileError(f"{source}: action.squash must be none, tanh or clip, got {self.squash!r}")
+        if action.get("type") not in ("discrete", "box"):
+            raise PolicyFileError(
+                f"{source}: action.type must be discrete or box, got {action.get('type')!r}"
+            )
         if self.discrete:
             self.n_actions = _field(action, "n", int, source)
         elif self.squash != "none":
             self._bounds(action, source)
+            if self.low.shape != (self.mlp.out_dim,):
+                raise PolicyFileError(
+                    f"{source}: the network gives {self.mlp.out_dim} actions, the bounds have {self.low.size}"
+                )
         if self.mlp.in_dim != self.obs_dim:
             raise PolicyFileError(
                 f"{source}: the network takes {self.mlp.in_dim} inputs, obs_dim is {self.obs_dim}"

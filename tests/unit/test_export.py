@@ -269,6 +269,20 @@ def test_a_spec_that_disagrees_with_its_weights_is_refused(tmp_path: Path) -> No
         NumpyPolicy.load(path)
 
 
+def test_a_box_spec_whose_type_or_bounds_disagree_with_the_network_is_refused(tmp_path: Path) -> None:
+    path = export_numpy(AGENTS["sac"](), tmp_path / "policy")  # two actions, squashed by tanh
+    action = json.loads((path / "policy.json").read_text())["action"]
+    _edit_spec(path, action={**action, "type": "boxx"})
+    with pytest.raises(PolicyFileError, match=r"action\.type must be discrete or box, got 'boxx'"):
+        NumpyPolicy.load(path)
+    _edit_spec(path, action={**action, "low": [-1.0], "high": [1.0]})  # broadcast silently before
+    with pytest.raises(PolicyFileError, match="gives 2 actions, the bounds have 1"):
+        NumpyPolicy.load(path)
+    _edit_spec(path, action={**action, "low": [-1.0] * 3, "high": [1.0] * 3})
+    with pytest.raises(PolicyFileError, match="gives 2 actions, the bounds have 3"):
+        NumpyPolicy.load(path)
+
+
 def test_hostile_or_corrupt_weights_are_refused_without_running_code(tmp_path: Path) -> None:
     path = _exported(tmp_path)
     # A pickled object array: loading it would run code; allow_pickle=False refuses it.
