@@ -12,7 +12,7 @@
     border-py upload --model-dir runs/dqn/CartPole-v1/seed0 # what an MLflow server that was away did not get
     border-py plot runs/dqn --out curves.png
     border-py tune dqn --env CartPole-v1 --trials 50 --storage sqlite:///runs/tune.db
-    border-py zoo [dqn]                                  # what the zoo holds
+    border-py zoo [dqn [CartPole-v1]]                    # what the zoo holds; an entry's settings
     border-py datasets                                   # the zoo's offline datasets, built here
 
 A user's own env: ``--env mypkg.envs:make_config`` names a function returning an env config (the
@@ -28,6 +28,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
+
+import yaml
 
 from border_py.cli_parser import Parser
 from border_py.config import ConfigError
@@ -132,8 +134,13 @@ def parser() -> argparse.ArgumentParser:
 
     add_tune_flags(tune)
     add_run_flags(tune, recording=False)
-    listing = verbs.add_parser("zoo", help="list the zoo's algorithms, env ids and variants")
+    listing = verbs.add_parser(
+        "zoo",
+        help="list the zoo's algorithms, env ids and variants; with ALGO ENV, print that entry's settings",
+    )
     listing.add_argument("algo", nargs="?")
+    listing.add_argument("env", nargs="?", help="an env id: print the settings train would use for it")
+    listing.add_argument("--variant", help="a named variant of the entry")
     return parser
 
 
@@ -232,7 +239,12 @@ def saved_model_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _zoo(algo: str | None) -> int:
+def _zoo(algo: str | None, env_id: str | None = None, variant: str | None = None) -> int:
+    if algo is not None and env_id is not None:  # the settings train would start from, as YAML
+        found = zoo.entry(algo, env_id, variant)
+        print(f"# {found.source}" + ("" if found.tuned else f": no entry for {env_id}, the defaults apply"))
+        print(yaml.safe_dump(found.data, sort_keys=False, default_flow_style=None, width=110), end="")
+        return 0
     for name in [algo] if algo else zoo.algorithms():
         print(f"{name}:")
         for env_id, variants in zoo.listing(name).items():
@@ -260,7 +272,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         from border_py.run.tune import tune_command
 
         return tune_command(args)
-    return _zoo(args.algo)
+    return _zoo(args.algo, args.env, args.variant)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

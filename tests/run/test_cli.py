@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from border_py.agents import DqnConfig
 from border_py.checkpoint import load_meta
 from border_py.model_dir import latest_checkpoint
+from border_py.run import zoo
 from border_py.run.cli import main
 from border_py.run.codec import load_experiment
 from tests.run.test_reliability import one_error_line
@@ -151,6 +153,19 @@ def test_a_whole_experiment_from_yaml_and_a_users_env_by_import_path(
     config.write_text("env: {name: CartPole-v1}\nenv: {name: Acrobot-v1}\n")
     assert main(["train", "--config", str(config), "--model-dir", str(tmp_path / "c")]) == 2
     assert "the key 'env' is given twice" in one_error_line(capsys)
+
+
+def test_zoo_algo_env_prints_the_settings_train_starts_from(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["zoo", "a2c", "Pendulum-v1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# zoo a2c.yaml Pendulum-v1\n")
+    assert yaml.safe_load(out) == zoo.entry("a2c", "Pendulum-v1").data
+    assert main(["zoo", "sac", "Acrobot-v1"]) == 0  # no entry: the defaults, said so
+    assert "no entry for Acrobot-v1, the defaults apply" in capsys.readouterr().out.splitlines()[0]
+    assert main(["zoo", "dqn", "CartPole-v1", "--variant", "nstep3"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["step_processor"]["n_steps"] == 3
+    assert main(["zoo", "dqn", "CartPole-v1", "--variant", "nope"]) == 2
+    assert "give one of ['async', 'nstep3']" in one_error_line(capsys)
 
 
 def test_the_console_script_and_python_m_run_the_same_cli(tmp_path: Path) -> None:

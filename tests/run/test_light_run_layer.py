@@ -40,6 +40,8 @@ def _loaded_at_exit(argv: list[str], watched: tuple[str, ...] = ("torch",)) -> t
         (["--help"], 0),
         (["zoo"], 0),
         (["zoo", "sac"], 0),
+        (["zoo", "a2c", "Pendulum-v1"], 0),
+        (["zoo", "dqn", "CartPole-v1", "--variant", "nope"], 2),
         (["train", "--help"], 0),
         (["datasets", "--help"], 0),
         (["train", "nosuch", "--env", "CartPole-v1"], 2),  # an unknown algorithm
