@@ -18,6 +18,8 @@
   process killed outright (SIGKILL, or SIGTERM between trials) leaves its trial running in the study
   until its heartbeat is older than twice ``--heartbeat`` seconds; the next trial to start in any process
   of the study then retries it.
+- The base is checked as ``train`` checks it (every component built once, writing nothing) before the
+  study is made; two trials in a row that fail alike (numbers aside) stop the study, naming the reason.
 - The study records the command and the base experiment; a study of another base is refused. The best
   trial is written as ``<out>/best.yaml``, which ``border-py train --config`` reads as it is.
 
@@ -154,6 +156,30 @@ def with_params(base: dict[str, Any], params: dict[str, Any], source: str) -> di
     return codec.apply_overrides(base, [f"{k}={json.dumps(v)}" for k, v in params.items()], source)
 
 
+class RepeatedFailureError(Exception):
+    """Two trials in a row failed for the same reason: the study stops, naming it (not one of the errors
+    the study catches per trial)."""
+
+
+def check_base(base: dict[str, Any], source: str) -> None:
+    """``train``'s own checks on the study's base experiment, once, before any trial: a budget or a field
+    that ``train`` refuses is refused here in ``train``'s one line, before the study is made.
+
+    Raises:
+        ConfigError: a field or a check failed (``train``'s message).
+    """
+    import tempfile
+
+    from border_py.run.commands import prepare
+
+    with tempfile.TemporaryDirectory() as scratch:  # prepare writes nothing; the run needs a directory
+        experiment = codec.experiment_from_dict(
+            with_params(base, {"trainer.model_dir": scratch}, source), source
+        )
+        with prepare(experiment, source=source):
+            pass
+
+
 def _objective(setup: TuneSetup, interrupted: list[int]) -> Any:
     """The objective; it appends the number of a trial a signal stopped to ``interrupted``."""
     import optuna
@@ -162,11 +188,23 @@ def _objective(setup: TuneSetup, interrupted: list[int]) -> Any:
     from border_py.run.rundir import RunDir
     from border_py.trainer.result import Evaluation
 
+    failures: list[str] = []
+
     def objective(trial: optuna.Trial) -> float:
         try:
             return run_trial(trial)
         except (TrainingInterrupted, KeyboardInterrupt):
             interrupted.append(trial.number)
+            raise
+        except (ConfigError, ValueError, RuntimeError) as exc:
+            # The same failure twice in a row is the study's, not a trial's: stop instead of failing every
+            # trial (numbers aside: the trial's own, its directory's, a sampled value).
+            reason = f"{type(exc).__name__}: {re.sub(r'[0-9.e+-]+', '#', str(exc))}"
+            if failures and failures[-1] == reason:
+                raise RepeatedFailureError(
+                    f"trials {trial.number - 1} and {trial.number} failed alike: {exc}"
+                ) from exc
+            failures.append(reason)
             raise
 
     def run_trial(trial: optuna.Trial) -> float:
@@ -304,7 +342,7 @@ def tune_command(args: argparse.Namespace) -> int:
         space=zoo.search_space(args.algo),
         out=args.out or Path("runs/tune") / name,
     )
-    codec.experiment_from_dict(base, entry.source)  # a bad base fails here, before any trial
+    check_base(base, entry.source)  # a base train refuses fails here, before any trial
     setup.out.mkdir(parents=True, exist_ok=True)
     study = _study(args, setup, name)
     finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
@@ -325,6 +363,8 @@ def tune_command(args: argparse.Namespace) -> int:
             )
     except (TrainingInterrupted, KeyboardInterrupt) as exc:
         return _retry_interrupted(study, interrupted, exc)
+    except RepeatedFailureError as exc:
+        raise ConfigError(f"study {name} stopped: {exc}") from exc
     finally:
         for handler in handlers:
             handler.removeFilter(quiet)
