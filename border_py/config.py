@@ -17,7 +17,7 @@ Examples:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -152,9 +152,29 @@ class ConfigError(ValueError):
     """A config could not be built from its data; the message names the source, the field and the value."""
 
 
+def did_you_mean(key: str, known: Iterable[str], prefix: str = "") -> str:
+    """``; did you mean 'actor_lr', 'critic_lr'?`` for a near miss: a close spelling, or a field that has
+    ``key`` as one of its ``_``-separated words (``lr`` -> ``actor_lr``); each named under ``prefix``
+    (``agent`` -> ``'agent.lr'``), as the user would write it.
+
+    Examples:
+        >>> did_you_mean("lrr", ["lr", "tau"], prefix="agent")
+        "; did you mean 'agent.lr'?"
+    """
+    import difflib
+
+    names = sorted(known)
+    close = difflib.get_close_matches(key, names, n=3, cutoff=0.75)
+    words = [k for k in names if key in k.split("_") and k not in close]
+    found = [f"{prefix}.{k}" if prefix else k for k in [*close, *words][:4]]
+    return f"; did you mean {', '.join(repr(k) for k in found)}?" if found else ""
+
+
 def _format_exception(exc: BaseException, type_: type[Any] | None) -> str:
     if isinstance(exc, ForbiddenExtraKeysError):
-        return f"unknown keys {sorted(exc.extra_fields)}"
+        fields = [a.name for a in attrs.fields(exc.cl)] if attrs.has(exc.cl) else []
+        hints = "".join(did_you_mean(k, fields) for k in sorted(exc.extra_fields))
+        return f"unknown keys {sorted(exc.extra_fields)}{hints}"
     if isinstance(exc, KeyError):
         return f"missing required field {exc}"
     if isinstance(exc, ValueError | TypeError):

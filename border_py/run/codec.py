@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 import yaml
 
-from border_py.config import ConfigError, from_dict, parse_yaml, to_dict
+from border_py.config import ConfigError, did_you_mean, from_dict, parse_yaml, to_dict
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment
 
 TAGS: dict[str, dict[str, str]] = {
@@ -334,7 +334,8 @@ def apply_overrides(
         if last not in node and last not in fields:
             known = sorted(set(node) | fields)
             raise ConfigError(
-                f"{source} {override!r}: unknown key {key!r}{_did_you_mean(last, known)}; known here: {known}"
+                f"{source} {override!r}: unknown key {key!r}"
+                f"{did_you_mean(last, known, prefix='.'.join(parts[:-1]))}; known here: {known}"
             )
         node[last] = parse_value(text)
     return result
@@ -356,17 +357,6 @@ def _fields_of(data: Mapping[str, Any], section: list[str]) -> set[str]:
     if name in PLAIN:
         return {a.name for a in attrs.fields(_import(PLAIN[name]))}
     return set()
-
-
-def _did_you_mean(key: str, known: list[str]) -> str:
-    """``; did you mean 'actor_lr', 'critic_lr'?`` for a near miss: a close spelling, or a field that has
-    ``key`` as one of its ``_``-separated words (``lr`` -> ``actor_lr``)."""
-    import difflib
-
-    close = difflib.get_close_matches(key, known, n=3, cutoff=0.75)
-    words = [k for k in known if key in k.split("_") and k not in close]
-    found = [*close, *words][:4]
-    return f"; did you mean {', '.join(repr(k) for k in found)}?" if found else ""
 
 
 def _deep_copy(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -220,11 +220,17 @@ def test_set_accepts_every_key_the_yaml_accepts_and_a_near_miss_gets_suggestions
     sac = zoo.entry("sac", "Pendulum-v1").data
     assert codec.apply_overrides(sac, ["torch_threads=2"])["torch_threads"] == 2
     with pytest.raises(
-        ConfigError, match=r"did you mean 'actor_lr', 'alpha_lr', 'critic_lr'\?; known here: .*'init_alpha'"
+        ConfigError,
+        match=r"mean 'agent.actor_lr', 'agent.alpha_lr', 'agent.critic_lr'\?; known here: .*'init_alpha'",
     ):
         codec.apply_overrides(sac, ["agent.lr=1e-3"])
-    with pytest.raises(ConfigError, match=r"unknown key 'trainer.max_opt'; did you mean 'max_opts'\?"):
+    with pytest.raises(
+        ConfigError, match=r"unknown key 'trainer.max_opt'; did you mean 'trainer.max_opts'\?"
+    ):
         codec.apply_overrides(sac, ["trainer.max_opt=10"])
+    typo = {**sac, "agent": {**sac["agent"], "critic_lrr": 1e-3}}  # a file's typo: the class's fields
+    with pytest.raises(ConfigError, match=r"unknown keys \['critic_lrr'\]; did you mean 'critic_lr'\?"):
+        codec.experiment_from_dict(typo, "x.yaml")
     with pytest.raises(ConfigError, match=r"unknown key 'init_from'; known here"):  # offline: no such field
         codec.apply_overrides(zoo.entry("awac", "pendulum-medium-v0").data, ["init_from=x"])
 
