@@ -22,6 +22,7 @@ What each role must provide (a missing method is reported by mypy as an incompat
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import sys
@@ -208,8 +209,14 @@ def make_trainer(model_dir: str | None = None) -> TrainerOf[int, int, ChainItem,
     return Trainer(config, ChainConfig(), ChainStepProcessorConfig(), ListReplayConfig())
 
 
-def main() -> int:
-    """Trains the Q-table until the greedy policy walks straight to the end of the chain."""
+def main(argv: list[str] | None = None) -> int:
+    """Trains the Q-table until the greedy policy walks straight to the end of the chain (``--help``: what
+    this program is, without training)."""
+    argparse.ArgumentParser(
+        prog="python -m examples.custom_env",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    ).parse_args(argv)
     env = ChainConfig().build(seed=1)
     agent = QTable(env.length)
     result = make_trainer().train(agent, BufferedRecorder(), DefaultEvaluatorConfig(n_episodes=1).build(env))
