@@ -80,9 +80,7 @@ def add_run_flags(parser: argparse.ArgumentParser, recording: bool = True) -> No
 
 def parser() -> argparse.ArgumentParser:
     """The ``border-py`` command's parser (the command line reference is written from it)."""
-    parser = Parser(
-        prog="border-py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = Parser(prog="border-py", description=__doc__)
     from border_py import __version__
 
     parser.add_argument("--version", action="version", version=f"border-py {__version__}")

@@ -49,7 +49,7 @@ FINETUNE_DIR = "finetune"
 
 def parser(prog: str | None, description: str | None, finetune: bool) -> argparse.ArgumentParser:
     """The flags `run_cli` gives a program (``finetune``: with ``--finetune``)."""
-    parser = Parser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=prog, description=description)
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--train", action="store_true", help="train this program's experiment")
     action.add_argument("--resume", action="store_true", help="continue the run from its newest checkpoint")

@@ -228,7 +228,7 @@ BUILDERS: dict[str, Callable[[Path, Path, int], list[CollectionReport]]] = {
 
 def parser(prog: str = "border-py datasets") -> argparse.ArgumentParser:
     """The command line's parser (``border-py datasets`` hands it its arguments)."""
-    parser = Parser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog=prog, description=__doc__)
     parser.add_argument("--only", nargs="+", choices=sorted(BUILDERS), default=["pendulum", "cartpole"])
     parser.add_argument(
         "--out", type=Path, default=Path("runs/datasets"), help="the Minari datasets' directory"

@@ -3,6 +3,7 @@ refusals as one line with exit status 2, a whole experiment from YAML, a user's 
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -265,3 +266,23 @@ def test_a_run_trained_on_a_gpu_evaluates_and_exports_here_with_device_cpu(
     assert (tmp_path / "exported" / "policy.json").is_file()
     assert main(["eval", "--model-dir", str(run), "--device", "tpu"]) == 2
     assert "'device' is not a torch device: 'tpu'" in one_error_line(capsys)
+
+
+def test_every_help_is_plain_text_without_rest_markup() -> None:
+    """The descriptions are reST docstrings; ``--help`` and the CLI reference that copies it show them
+    without double backquotes or a bare ``::`` line (24 places before)."""
+    from border_py import plot
+    from border_py.run import program, zoo_datasets
+    from border_py.run.cli import parser
+
+    top = parser()
+    verbs = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    helps = [top.format_help(), *(p.format_help() for p in verbs.choices.values())]
+    helps += [plot.parser("border-py plot").format_help(), zoo_datasets.parser().format_help()]
+    helps.append(
+        program.parser("python -m examples.dqn_cartpole", "An ``example``::\n\n    x", False).format_help()
+    )
+    for text in helps:
+        assert "``" not in text
+        assert not any(line.strip() == "::" for line in text.splitlines())
+    assert "border-py: train, resume" in helps[0]
