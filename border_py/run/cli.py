@@ -37,6 +37,7 @@ from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
 from border_py.run.arguments import resume_data, saved_experiment, train_arguments, user_code
 from border_py.run.experiment import AnyExperiment
+from border_py.run.held_warnings import one_line_own_warnings
 from border_py.run.recording import RECORDERS, Tracking
 from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted, TrainingStalledError
 
@@ -285,7 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return datasets_main(argv[1:])
     args = parser().parse_args(argv)
-    with user_code(args):  # the current folder importable for this command only
+    # The current folder importable for this command only; border_py's own warnings one line each.
+    with user_code(args), one_line_own_warnings():
         return guarded(lambda: _dispatch(args))
 
 

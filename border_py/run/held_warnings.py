@@ -129,3 +129,31 @@ def held_warnings() -> Iterator[Callable[[], list[str]]]:
         yield release
     finally:
         release()
+
+
+@contextmanager
+def one_line_own_warnings() -> Iterator[None]:
+    r"""border_py's own warnings (a category defined in border_py, `ResumeWarning`) said as one line,
+    ``warning: ResumeWarning: ...``, for the block, without Python's ``file:line:`` and the echo of the
+    source line that warned; other warnings as Python formats them.
+
+    Example:
+        >>> from border_py.trainer.sampler import ResumeWarning
+        >>> with one_line_own_warnings():
+        ...     warnings.formatwarning("new\nepisodes", ResumeWarning, "sampler.py", 3)
+        'warning: ResumeWarning: new episodes\n'
+    """
+    found = warnings.formatwarning
+
+    def formatted(
+        message: Warning | str, category: type[Warning], filename: str, lineno: int, line: str | None = None
+    ) -> str:
+        if category.__module__.split(".")[0] == "border_py":
+            return f"warning: {category.__name__}: {' '.join(str(message).split())}\n"
+        return found(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatted
+    try:
+        yield
+    finally:
+        warnings.formatwarning = found

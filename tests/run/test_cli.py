@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -286,3 +287,34 @@ def test_every_help_is_plain_text_without_rest_markup() -> None:
         assert "``" not in text
         assert not any(line.strip() == "::" for line in text.splitlines())
     assert "border-py: train, resume" in helps[0]
+
+
+def test_border_pys_own_warnings_are_one_line_each(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A resumed vector run's ResumeWarning came with Python's file:line and the echo of the source line
+    that warned (issue 51); other libraries' warnings keep Python's form."""
+    import warnings
+
+    from border_py.run import cli
+    from border_py.trainer.sampler import ResumeWarning
+
+    def warn(_: argparse.Namespace) -> int:
+        warnings.warn("the sub-envs start\n new episodes", ResumeWarning, stacklevel=1)
+        warnings.warn("someone else's", DeprecationWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cli, "_dispatch", warn)
+
+    def show(
+        message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))  # Python's own
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = show  # pytest records warnings; a terminal shows them as this does
+        assert main(["zoo"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "warning: ResumeWarning: the sub-envs start new episodes"
+    assert "DeprecationWarning: someone else's" in err[1]  # Python's own form: file:line: Category: ...
