@@ -327,7 +327,14 @@ def apply_overrides(
         node: Any = result
         for i, part in enumerate(parts[:-1]):
             if not isinstance(node.get(part), dict):
-                raise ConfigError(f"{source} {override!r}: {'.'.join(parts[: i + 1])} is not a section")
+                here = ".".join(parts[: i + 1])
+                elsewhere = [p for p in _section_paths(result) if p.endswith(f".{part}") and p != here]
+                hint = (
+                    f"; this experiment has it at {', '.join(repr(p) for p in elsewhere)}"
+                    if elsewhere
+                    else ""
+                )
+                raise ConfigError(f"{source} {override!r}: {here} is not a section{hint}")
             node = node[part]
         last = parts[-1]
         fields = _fields_of(result, parts[:-1])
@@ -339,6 +346,16 @@ def apply_overrides(
             )
         node[last] = parse_value(text)
     return result
+
+
+def _section_paths(data: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """The dotted path of every section (a mapping) in ``data``, outermost first."""
+    paths = []
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            path = f"{prefix}{key}"
+            paths += [path, *_section_paths(value, f"{path}.")]
+    return paths
 
 
 def _fields_of(data: Mapping[str, Any], section: list[str]) -> set[str]:

@@ -233,6 +233,11 @@ def test_set_accepts_every_key_the_yaml_accepts_and_a_near_miss_gets_suggestions
     typo = {**sac, "agent": {**sac["agent"], "critic_lrr": 1e-3}}  # a file's typo: the class's fields
     with pytest.raises(ConfigError, match=r"unknown keys \['critic_lrr'\]; did you mean 'critic_lr'\?"):
         codec.experiment_from_dict(typo, "x.yaml")
+    finetune = zoo.entry("awac", "Pendulum-v1").data  # its dataset prefills the replay buffer
+    with pytest.raises(
+        ConfigError, match=r"dataset is not a section; this experiment has it at 'replay_buffer.dataset'"
+    ):
+        codec.apply_overrides(finetune, ["dataset.dataset_id=x"])
     with pytest.raises(ConfigError, match=r"unknown key 'init_from'; known here"):  # offline: no such field
         codec.apply_overrides(zoo.entry("awac", "pendulum-medium-v0").data, ["init_from=x"])
 
