@@ -11,16 +11,15 @@ from border_py.base.spaces import Spaces
 if TYPE_CHECKING:
     from border_py.agents.iqn.agent import Iqn
 
-from border_py.agents.cnn import NatureCnnConfig
-from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.iqn.taus import EvenTaus, TauSampling, UniformTaus
-from border_py.agents.toolkit import device_name
+from border_py.agents.q_config import DeepQConfig
 from border_py.config import layer_sizes, positive_finite, unit_counts
 
 
 @attrs.frozen(kw_only=True)
-class IqnConfig:
-    """Config of `Iqn`.
+class IqnConfig(DeepQConfig):
+    """Config of `Iqn`: `DeepQConfig`'s fields (the optimiser, the batch, the target, the explorer, the
+    encoder) and the quantile network's and loss's.
 
     The network is ``Z(s, tau) = f(psi(s) * phi(tau))``: ``psi`` an MLP to ``embed_dim`` units, ``phi`` a
     linear layer over ``cos(pi i tau)`` for ``i = 0 .. n_cos - 1``, ``f`` an MLP to one quantile per action.
@@ -50,27 +49,6 @@ class IqnConfig:
     deterministic."""
     kappa: float = attrs.field(default=1.0, validator=positive_finite)
     """In return units: the Huber threshold of the quantile Huber loss."""
-    lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate."""
-    adam_eps: float = attrs.field(default=1e-8, validator=positive_finite)
-    """Adam's epsilon (the denominator's floor); Dopamine's Atari agents use 1.5e-4 to 3.125e-4."""
-    batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
-    """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
-    tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
-    """Target update ``target <- tau * online + (1 - tau) * target``: 1.0 is a hard copy, < 1 Polyak."""
-    target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-    """In opt steps: how often the target network is updated."""
-    max_grad_norm: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(positive_finite)
-    )
-    """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
-    explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
-    """How actions are explored in train mode (on the mean over ``act_taus`` quantiles)."""
-    encoder: NatureCnnConfig | None = None
-    """Pixel observations: the Nature CNN, whose features the ``hidden`` layers take; ``None``: the
-    (flattened) observation itself."""
-    device: str = attrs.field(default="cpu", validator=device_name)
-    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 
     def build(self, spaces: Spaces, seed: int) -> Iqn:
         """The agent, sized by ``spaces``, with initial weights from ``seed``.

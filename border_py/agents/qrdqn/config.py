@@ -6,9 +6,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from border_py.agents.cnn import NatureCnnConfig
-from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
-from border_py.agents.toolkit import device_name
+from border_py.agents.q_config import DeepQConfig
 from border_py.base.spaces import Spaces
 from border_py.config import layer_sizes, positive_finite
 
@@ -17,8 +15,8 @@ if TYPE_CHECKING:
 
 
 @attrs.frozen(kw_only=True)
-class QrDqnConfig:
-    """Config of `QrDqn`.
+class QrDqnConfig(DeepQConfig):
+    """Config of `QrDqn`: `DeepQConfig`'s fields (sb3-contrib's rate, epsilon and batch) and the quantiles'.
 
     The network is an MLP (on the Nature CNN's features, with an ``encoder``) whose output is
     ``n_quantiles`` quantiles of each action's return, at the fixed fractions ``(i + 1/2) / n_quantiles``.
@@ -43,21 +41,6 @@ class QrDqnConfig:
     """Adam's epsilon (the denominator's floor): the paper's ``0.01 / 32``."""
     batch_size: int = attrs.field(default=32, validator=attrs.validators.gt(0))
     """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
-    tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
-    """Target update ``target <- tau * online + (1 - tau) * target``: 1.0 is a hard copy, < 1 Polyak."""
-    target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-    """In opt steps: how often the target network is updated."""
-    max_grad_norm: float | None = attrs.field(
-        default=None, validator=attrs.validators.optional(positive_finite)
-    )
-    """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
-    explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
-    """How actions are explored in train mode (on the mean of the quantiles)."""
-    encoder: NatureCnnConfig | None = None
-    """Pixel observations: the Nature CNN, whose features the ``hidden`` layers take; ``None``: the
-    (flattened) observation itself."""
-    device: str = attrs.field(default="cpu", validator=device_name)
-    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 
     def build(self, spaces: Spaces, seed: int) -> QrDqn:
         """The agent, sized by ``spaces``, with initial weights from ``seed``.

@@ -1,0 +1,47 @@
+"""The fields DQN, QR-DQN and IQN share (`DeepQConfig`): the optimiser, the batch, the target network,
+the explorer, the pixel encoder and the device."""
+
+from __future__ import annotations
+
+import attrs
+
+from border_py.agents.cnn import NatureCnnConfig
+from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.toolkit import device_name
+from border_py.config import positive_finite
+
+__all__ = ["DeepQConfig"]
+
+
+@attrs.frozen(kw_only=True)
+class DeepQConfig:
+    """The fields `DqnConfig`, `QrDqnConfig` and `IqnConfig` share, with DQN's defaults (`QrDqnConfig`
+    sets sb3-contrib's for the learning rate, Adam's epsilon and the batch). Each adds its network's
+    fields and its loss's.
+
+    The discount is not here: each transition carries its own (``gamma^k``), set by the step processor
+    (``SimpleStepProcessorConfig.gamma`` or ``NStepStepProcessorConfig``).
+    """
+
+    lr: float = attrs.field(default=1e-3, validator=positive_finite)
+    """Adam learning rate."""
+    adam_eps: float = attrs.field(default=1e-8, validator=positive_finite)
+    """Adam's epsilon (the denominator's floor); Dopamine's Atari agents use 1.5e-4 to 3.125e-4."""
+    batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
+    """In transitions per opt step. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
+    tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
+    """Target update ``target <- tau * online + (1 - tau) * target``: 1.0 is a hard copy, < 1 Polyak."""
+    target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
+    """In opt steps: how often the target network is updated."""
+    max_grad_norm: float | None = attrs.field(
+        default=None, validator=attrs.validators.optional(positive_finite)
+    )
+    """Clip the gradients' global L2 norm to this; ``None``: no clipping."""
+    explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
+    """How actions are explored in train mode (on the greedy values: the Q-values, or the quantiles'
+    mean)."""
+    encoder: NatureCnnConfig | None = None
+    """Pixel observations: the Nature CNN, whose features the ``hidden`` layers take; ``None``: the
+    (flattened) observation itself."""
+    device: str = attrs.field(default="cpu", validator=device_name)
+    """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
