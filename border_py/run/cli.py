@@ -86,22 +86,9 @@ def parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"border-py {__version__}")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    train = verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
-    train.add_argument("algo", nargs="?", help=f"one of {zoo.algorithms()}")
-    train.add_argument(
-        "--env",
-        help="env id (offline: dataset id); your own: module:EnvId-v0 (the module registers it with "
-        "Gymnasium) or module:function (returns an env config)",
+    _add_train(
+        verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
     )
-    train.add_argument("--variant", help="a named variant of the zoo entry (border-py zoo ALGO lists them)")
-    train.add_argument("--config", type=Path, help="a whole experiment as YAML (instead of ALGO --env)")
-    train.add_argument("--seed", type=int, help="the run's seed (trainer.seed)")
-    train.add_argument("--model-dir", type=Path, help="default: runs/<algo>/<env>/seed<N>")
-    train.add_argument("--overwrite", action="store_true", help="remove another run in --model-dir first")
-    train.add_argument("--actors", type=int, help="train with N actors on Ray (distributed.n_actors)")
-    train.add_argument("--address", help="the Ray cluster to join (distributed.address)")
-    add_trust_flag(train)
-    add_run_flags(train)
     resume = verbs.add_parser("resume", help="continue a run from its newest checkpoint")
     resume.add_argument("--model-dir", type=Path, required=True)
     add_trust_flag(resume)
@@ -109,9 +96,9 @@ def parser() -> argparse.ArgumentParser:
     for name, text in (
         ("eval", "evaluate a saved model"),
         ("video", "record episodes"),
-        ("export", "export"),
+        ("export", "write the greedy policy as numpy and ONNX files (docs: the exported policy format)"),
     ):
-        sub = verbs.add_parser(name, help=text)
+        sub = verbs.add_parser(name, help=text, description=text)
         sub.add_argument("--model-dir", type=Path, required=True)
         sub.add_argument("--config", type=Path, help="the experiment (default: model_dir/config.yaml)")
         add_trust_flag(sub)
@@ -141,6 +128,25 @@ def parser() -> argparse.ArgumentParser:
     listing.add_argument("env", nargs="?", help="an env id: print the settings train would use for it")
     listing.add_argument("--variant", help="a named variant of the entry")
     return parser
+
+
+def _add_train(train: argparse.ArgumentParser) -> None:
+    """``border-py train``'s arguments."""
+    train.add_argument("algo", nargs="?", help=f"one of {zoo.algorithms()}")
+    train.add_argument(
+        "--env",
+        help="env id (offline: dataset id); your own: module:EnvId-v0 (the module registers it with "
+        "Gymnasium) or module:function (returns an env config)",
+    )
+    train.add_argument("--variant", help="a named variant of the zoo entry (border-py zoo ALGO lists them)")
+    train.add_argument("--config", type=Path, help="a whole experiment as YAML (instead of ALGO --env)")
+    train.add_argument("--seed", type=int, help="the run's seed (trainer.seed)")
+    train.add_argument("--model-dir", type=Path, help="default: runs/<algo>/<env>/seed<N>")
+    train.add_argument("--overwrite", action="store_true", help="remove another run in --model-dir first")
+    train.add_argument("--actors", type=int, help="train with N actors on Ray (distributed.n_actors)")
+    train.add_argument("--address", help="the Ray cluster to join (distributed.address)")
+    add_trust_flag(train)
+    add_run_flags(train)
 
 
 def add_trust_flag(parser: argparse.ArgumentParser) -> None:
