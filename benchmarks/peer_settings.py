@@ -13,6 +13,7 @@ PEERS = {
     "tqc": ("sb3_contrib", "TQC"),
     "sac": ("sbx", "SAC"),
     "td3": ("sbx", "TD3"),
+    "crossq": ("sbx", "CrossQ"),
 }
 """Each algorithm's peer: the package and class (SB3's A2C, sb3-contrib's for those SB3 lacks, SBX's, the
 JAX port, for the rest: what a user after speed picks)."""
@@ -84,6 +85,16 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "learning_starts": 10_000,
         "action_noise": 0.1,
         "policy_kwargs": {"net_arch": [400, 300]},
+    },
+    # RL Zoo's crossq.yml Pendulum-v1 (SBX's defaults with 256x256 networks, the policy every 2nd update)
+    # with the zoo entry's 256 warm-up env steps in place of SBX's 100, for SBX.
+    ("crossq", "Pendulum-v1"): {
+        "n_timesteps": 20_000,
+        "eval_every": 1_000,
+        "buffer_size": 100_000,
+        "learning_starts": 256,
+        "policy_delay": 2,
+        "policy_kwargs": {"net_arch": [256, 256]},
     },
     # RL Zoo's a2c.yml (rl_zoo3 2.7.0), SB3's A2C defaults otherwise (rollouts of 5, RMSprop at 7e-4).
     ("a2c", "CartPole-v1"): {"n_timesteps": 500_000, "eval_every": 25_000, "n_envs": 8, "ent_coef": 0.0},
