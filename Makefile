@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks campaigns docs/hooks
 MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
-.PHONY: install demo test test-integration test-slow test-atari test-cuda datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
+.PHONY: install demo wheel-check test test-integration test-slow test-atari test-cuda datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -26,6 +26,11 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(VENV)/bin/border-py train dqn --env CartPole-v1 --overwrite --model-dir $(MODEL_DIR)
 	$(VENV)/bin/border-py eval --model-dir $(MODEL_DIR)
+
+# The package as a user installs it: wheel and sdist built, the wheel installed into a fresh virtualenv
+# outside the repository, the demo trained from there (CI runs it; a few minutes, most of it pip).
+wheel-check: $(STAMP)
+	.ci/wheel-check
 
 # The default tier, before every commit (under 2 minutes on an idle 2-core machine): type check, then the
 # unit, agent, typing and fast run tests on 2 workers.
