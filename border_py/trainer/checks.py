@@ -136,6 +136,17 @@ def check_budget(config: TrainerConfig, evaluating: bool, books: dict[str, Any] 
         raise ValueError(
             f"the budget allows at most {reachable} opt steps (trainer.max_opts {config.max_opts}, "
             f"trainer.max_env_steps {config.max_env_steps}), fewer than trainer.eval_interval "
-            f"({config.eval_interval}): no evaluation would run and no best/ be saved; raise the budget or "
-            "lower eval_interval"
+            f"({config.eval_interval}): no evaluation would run and no best/ be saved; "
+            f"{_budget_fix(config, config.eval_interval, int(reachable))}"
         )
+
+
+def _budget_fix(config: TrainerConfig, eval_interval: int, reachable: int) -> str:
+    """What would let the first evaluation run, in each field's units: the budget it needs (in env steps
+    where an opt step is several of them, as a rollout is) or the evaluation interval the budget allows."""
+    if config.max_opts is not None and config.max_opts < eval_interval:
+        needed = f"trainer.max_opts={eval_interval}"
+    else:
+        needed = f"trainer.max_env_steps={config.warmup_period + eval_interval * config.opt_interval}"
+        needed += f", an opt step every {config.opt_interval} env steps" if config.opt_interval > 1 else ""
+    return f"raise the budget ({needed}) or lower trainer.eval_interval (to {max(1, reachable)} or fewer)"

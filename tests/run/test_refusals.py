@@ -29,7 +29,18 @@ def _main(*args: str) -> int:
         ),
         (
             ["trainer.eval_interval=100"],
-            r"at most 40 opt steps .* fewer than trainer.eval_interval \(100\): no evaluation would run",
+            r"at most 40 opt steps .* fewer than trainer.eval_interval \(100\): no evaluation would run.*"
+            r"raise the budget \(trainer.max_opts=100\) or lower trainer.eval_interval \(to 40 or fewer\)",
+        ),
+        (  # a budget in env steps over opt steps of several env steps: both units said, a working value
+            [
+                "trainer.max_opts=null",
+                "trainer.max_env_steps=400",
+                "trainer.opt_interval=4",
+                "trainer.eval_interval=100",
+            ],
+            r"at most 75 opt steps .*raise the budget \(trainer.max_env_steps=500, an opt step every 4 env "
+            r"steps\) or lower trainer.eval_interval \(to 75 or fewer\)",
         ),
     ],
 )
