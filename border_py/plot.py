@@ -344,7 +344,7 @@ def plot(
 
 def parser(prog: str = "python -m border_py.plot") -> argparse.ArgumentParser:
     """The command line's parser (``border-py plot`` hands it its arguments)."""
-    parser = Parser(prog=prog, description=__doc__)
+    parser = Parser(prog=prog, description=(__doc__ or "").replace("python -m border_py.plot", prog))
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
     parser.add_argument("--key", default="eval/episode_return", help="the scalar to draw")
     parser.add_argument("--out", type=Path, default=Path("curve.png"), help="the figure file")

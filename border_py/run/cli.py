@@ -89,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
     _add_train(
         verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
     )
-    resume = verbs.add_parser("resume", help="continue a run from its newest checkpoint")
+    resume = _verb(verbs, "resume", "continue a run from its newest checkpoint")
     resume.add_argument("--model-dir", type=Path, required=True)
     add_trust_flag(resume)
     add_run_flags(resume)
@@ -98,7 +98,7 @@ def parser() -> argparse.ArgumentParser:
         ("video", "record episodes"),
         ("export", "write the greedy policy as numpy and ONNX files (docs: the exported policy format)"),
     ):
-        sub = verbs.add_parser(name, help=text, description=text)
+        sub = _verb(verbs, name, text)
         sub.add_argument("--model-dir", type=Path, required=True)
         sub.add_argument("--config", type=Path, help="the experiment (default: model_dir/config.yaml)")
         add_trust_flag(sub)
@@ -107,7 +107,9 @@ def parser() -> argparse.ArgumentParser:
             sub.add_argument(
                 "--out", type=Path, required=True, help=".mp4/.gif (video), a directory (export)"
             )
-    upload = verbs.add_parser("upload", help="send a run's records that its MLflow server did not get")
+    upload = _verb(
+        verbs, "upload", "send a run's records that its MLflow server did not get (its spill file)"
+    )
     upload.add_argument("--model-dir", type=Path, required=True)
     verbs.add_parser("plot", help="learning curves as PNG (border-py plot --help)", add_help=False)
     verbs.add_parser(
@@ -115,19 +117,27 @@ def parser() -> argparse.ArgumentParser:
         help="build the zoo's offline datasets in runs/datasets (border-py datasets --help)",
         add_help=False,
     )
-    tune = verbs.add_parser("tune", help="search hyperparameters with Optuna (the tune extra)")
+    tune = _verb(verbs, "tune", "search hyperparameters with Optuna (the tune extra)")
     from border_py.run.tune import add_tune_flags
 
     add_tune_flags(tune)
     add_run_flags(tune, recording=False)
-    listing = verbs.add_parser(
+    listing = _verb(
+        verbs,
         "zoo",
-        help="list the zoo's algorithms, env ids and variants; with ALGO ENV, print that entry's settings",
+        "list the zoo's algorithms, env ids and variants; with ALGO ENV, print that entry's settings",
     )
     listing.add_argument("algo", nargs="?")
     listing.add_argument("env", nargs="?", help="an env id: print the settings train would use for it")
     listing.add_argument("--variant", help="a named variant of the entry")
     return parser
+
+
+def _verb(verbs: Any, name: str, text: str) -> argparse.ArgumentParser:
+    """The verb ``name``'s parser, ``text`` both its line in ``border-py --help`` and its own ``--help``'s
+    description."""
+    sub: argparse.ArgumentParser = verbs.add_parser(name, help=text, description=text)
+    return sub
 
 
 def _add_train(train: argparse.ArgumentParser) -> None:

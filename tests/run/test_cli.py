@@ -292,6 +292,10 @@ def test_every_help_is_plain_text_without_rest_markup() -> None:
         assert "``" not in text
         assert not any(line.strip() == "::" for line in text.splitlines())
     assert "border-py: train, resume" in helps[0]
+    for verb, sub in verbs.choices.items():  # each verb's own --help says what it does (upload said nothing)
+        if sub.add_help:
+            assert sub.description, verb
+    assert "border-py plot RUN_DIR" in plot.parser("border-py plot").format_help()  # not python -m ...
 
 
 def test_border_pys_own_warnings_are_one_line_each(
