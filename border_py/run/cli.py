@@ -86,9 +86,7 @@ def parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"border-py {__version__}")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    _add_train(
-        verbs.add_parser("train", help="train an algorithm on an env (the zoo's settings) or --config")
-    )
+    _add_train(_verb(verbs, "train", "train an algorithm on an env (the zoo's settings) or --config"))
     resume = _verb(verbs, "resume", "continue a run from its newest checkpoint")
     resume.add_argument("--model-dir", type=Path, required=True)
     add_trust_flag(resume)
