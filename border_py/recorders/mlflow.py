@@ -6,13 +6,20 @@ from __future__ import annotations
 import datetime
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from border_py.record import Record
 from border_py.recorders.aggregating import AggregatingRecorder
-from border_py.recorders.mlflow_run import Entry, MlflowRun, unreachable
+from border_py.recorders.mlflow_run import (
+    Entry,
+    MlflowRun,
+    UnsafeArtifactError,
+    checked_artifact,
+    unreachable,
+)
 from border_py.recorders.sender import BatchSender
 
 _METRICS_PER_BATCH = 1000  # and of metrics
@@ -147,6 +154,11 @@ class MlflowRecorder(AggregatingRecorder):
         thread while the server answers, since large files take as long as they take and the sender's
         `close` gives up after seconds; else when the server is back, or on upload."""
         entry: Entry = {"artifacts": {artifact_path or "": self._local(path)}}
+        try:  # a link inside best/ could send any file: refused with a word, the run goes on
+            checked_artifact(path, artifact_path)
+        except UnsafeArtifactError as exc:
+            warnings.warn(f"MLflow: {exc}", stacklevel=2)
+            return
         if self.run_id is not None and not self.sender.down:
             try:
                 self.run.send(entry)

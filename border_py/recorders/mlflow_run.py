@@ -19,6 +19,7 @@ directory), so an upload may run from any folder.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,35 @@ def unreachable(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+class UnsafeArtifactError(ValueError):
+    """An artifact to upload holds a link (which could send any file the user can read) or is named
+    outside the run's artifact root: refused, naming it."""
+
+
+def checked_artifact(path: Path, name: str | None) -> None:
+    """Refuses an artifact upload MLflow would carry out through a link: ``path`` a link, or a directory
+    holding one (a file or a folder, at any depth; the walk follows none), or a ``name`` that is absolute
+    or climbs out with ``..``.
+
+    Raises:
+        UnsafeArtifactError: what is refused, named.
+    """
+    if name is not None and (Path(name).is_absolute() or ".." in Path(name).parts):
+        raise UnsafeArtifactError(f"the artifact name {name!r} leads out of the run's artifacts: refused")
+    links = [path] if path.is_symlink() else []
+    if path.is_dir() and not links:
+        for folder, dirs, files in os.walk(path, followlinks=False):
+            links += [Path(folder) / n for n in [*dirs, *files] if (Path(folder) / n).is_symlink()]
+    if links:
+        shown = ", ".join(str(p) for p in links[:3]) + (
+            f" and {len(links) - 3} more" if len(links) > 3 else ""
+        )
+        raise UnsafeArtifactError(
+            f"{path} holds links ({shown}): an artifact upload follows no link, which could send any file: "
+            "refused"
+        )
 
 
 class MlflowRun:
@@ -81,8 +111,10 @@ class MlflowRun:
         self._log_params(run_id, entry.get("params", {}))
         self._log_batch(run_id, self.filtered(entry))
         for local, folder in entry.get("files", {}).items():
+            checked_artifact(self._local(local), folder)
             self.client.log_artifact(run_id, str(self._local(local)), folder)
         for name, local in entry.get("artifacts", {}).items():
+            checked_artifact(self._local(local), name or None)
             self.client.log_artifacts(run_id, str(self._local(local)), name or None)
         if "status" in entry:
             self.client.set_terminated(run_id, status=entry["status"])

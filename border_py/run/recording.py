@@ -310,6 +310,15 @@ def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, 
         raise ConfigError(f"{where}: artifacts and files must be mappings")
     entry["artifacts"] = {name: str(_inside(run_dir, where, local)) for name, local in artifacts.items()}
     entry["files"] = {str(_inside(run_dir, where, local, file=True)): to for local, to in files.items()}
+    from border_py.recorders.mlflow_run import UnsafeArtifactError, checked_artifact
+
+    try:  # a link inside a saved model (best/x -> ~/.ssh/id_rsa) would send what it points at
+        for name, local in entry["artifacts"].items():
+            checked_artifact(Path(local), str(name) or None)
+        for local, to in entry["files"].items():
+            checked_artifact(Path(local), to)
+    except UnsafeArtifactError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
     return entry
 
 

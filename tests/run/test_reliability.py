@@ -206,6 +206,49 @@ def test_a_damaged_trainer_state_is_blamed_on_its_file_not_on_the_config(
 
 
 @pytest.mark.parametrize(
+    ("artifacts", "match"),
+    [
+        ({"best2": "best"}, r"\S*/run/best holds links \(.*best/id_rsa\): an artifact upload follows no link"),
+        ({"../../../escape": "clean"}, r"the artifact name '\.\./\.\./\.\./escape' leads out"),
+    ],
+)
+def test_upload_refuses_an_artifact_holding_a_link_or_named_outside(
+    artifacts: dict[str, str], match: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 53: ``best/x -> ~/.ssh/id_rsa`` was uploaded as the artifact ``best/x``; a spill line naming a
+    folder holding a link, or an artifact name with ``..``, is refused before anything is sent."""
+    run = tmp_path / "run"
+    (run / "best").mkdir(parents=True)
+    (run / "clean").mkdir()
+    (tmp_path / "secret").write_text("key")
+    (run / "best" / "id_rsa").symlink_to(tmp_path / "secret")
+    (run / "mlflow_run_id").write_text("r1")
+    spill = run / "mlflow_unsent.jsonl"
+    spill.write_text(json.dumps({"run_id": "r1", "artifacts": artifacts}) + "\n")
+    assert main(["upload", "--model-dir", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(rf"mlflow_unsent.jsonl line 1: {match}", err), err
+    assert spill.is_file()
+
+
+def test_a_live_upload_refuses_links_without_calling_mlflow(tmp_path: Path) -> None:
+    from border_py.recorders.mlflow_run import MlflowRun, UnsafeArtifactError
+
+    calls: list[object] = []
+
+    class Client:
+        def log_artifacts(self, *args: object) -> None:
+            calls.append(args)
+
+    (tmp_path / "best" / "deep").mkdir(parents=True)
+    (tmp_path / "best" / "deep" / "x").symlink_to("/etc/hostname")
+    run = MlflowRun(Client(), "r1", root=tmp_path)
+    with pytest.raises(UnsafeArtifactError, match=r"best holds links \(.*best/deep/x\)"):
+        run.send({"artifacts": {"best": "best"}})
+    assert calls == []
+
+
+@pytest.mark.parametrize(
     ("entry", "match"),
     [
         (
