@@ -259,6 +259,8 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
             run_dir.refuse_another_run()
         if not options.overwrite:
             run_dir.refuse_linked_logs()
+        elif run_dir.holds_a_run():
+            run_dir.refuse_foreign_files()
         with prepare(experiment, resume_from, options.observers, options.source, run_dir) as prepared:
             checked()
             if fresh_start and run_dir.holds_a_run():

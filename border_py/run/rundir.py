@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from border_py.checkpoint import TRAINER_STATE_FILE, resolve_saved
 from border_py.config import ConfigError, parse_yaml
 from border_py.model_dir import ModelDir, clear_checkpoints
@@ -134,6 +136,31 @@ class RunDir(ModelDir):
             raise PermissionError(
                 f"{logs} is a symbolic link: a run never writes through a link in its model directory "
                 "(remove it, or start over there with --overwrite)"
+            )
+
+    def refuse_foreign_files(self) -> None:
+        """``--overwrite`` removes only what a run of border_py wrote, recognised by its content: a
+        ``config.yaml`` that is an experiment, and event files alone in ``tensorboard/``; a folder's own
+        ``config.yaml`` or logs (which merely share the names) are refused, named, before anything is
+        removed or written.
+
+        Raises:
+            FileExistsError: what a run did not write, and what to do.
+        """
+        foreign = []
+        config = self.path / CONFIG_FILE
+        if config.is_file() and not config.is_symlink() and not _is_experiment(config):
+            foreign.append(str(config))
+        logs = self.path / TENSORBOARD_DIR
+        if logs.is_dir() and not logs.is_symlink():
+            for folder, _, files in os.walk(logs):
+                foreign += [str(Path(folder) / f) for f in sorted(files) if not f.startswith(_EVENTS)]
+        if foreign:
+            more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+            raise FileExistsError(
+                f"--overwrite removes only what a border_py run wrote, and {', '.join(foreign[:3])}{more} in "
+                f"model_dir {str(self.path)!r} is not: refused (nothing removed); move it, or train into "
+                "another --model-dir"
             )
 
     def clear(self) -> list[str]:
@@ -252,3 +279,20 @@ class RunDir(ModelDir):
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{point / TRAINER_STATE_FILE}: the counters are malformed: {exc!r}") from exc
+
+
+_EVENTS = "events.out.tfevents."
+"""The names of the event files TensorBoard's writers (a run's recorder) write."""
+
+
+def _is_experiment(path: Path) -> bool:
+    """Whether ``path`` reads as an experiment border_py wrote: a YAML mapping of experiment sections only,
+    an agent among them (its values are not checked: a run's own file may name code)."""
+    from border_py.run.experiment import Experiment, OfflineExperiment
+
+    try:
+        data = parse_yaml(path.read_text(), str(path))
+    except (OSError, UnicodeDecodeError, ConfigError):
+        return False
+    known = {a.name for cls in (Experiment, OfflineExperiment) for a in attrs.fields(cls)}
+    return isinstance(data, dict) and "agent" in data and set(data) <= known

@@ -122,6 +122,26 @@ def test_overwrite_removes_the_old_runs_unsent_mlflow_records(
     assert not (run / "mlflow_unsent.jsonl").exists()
 
 
+def test_overwrite_removes_only_what_a_run_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 53: a project folder's own config.yaml (not an experiment) and a file among the logs were
+    deleted by --overwrite; they are refused by name and nothing is removed. A run's own files go."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "config.yaml").write_text("db: {host: x}\n")
+    assert _train(tmp_path, project, "--overwrite") == 2
+    err = capsys.readouterr().err
+    assert f"{project / 'config.yaml'} in model_dir" in err
+    assert "is not: refused (nothing removed)" in err
+    assert (project / "config.yaml").read_text() == "db: {host: x}\n"
+    run = tmp_path / "run"
+    assert _train(tmp_path, run) == 0
+    (run / "tensorboard" / "notes.txt").write_text("mine")
+    assert _train(tmp_path, run, "--overwrite") == 2
+    assert "tensorboard/notes.txt" in capsys.readouterr().err
+    (run / "tensorboard" / "notes.txt").unlink()
+    assert _train(tmp_path, run, "--overwrite") == 0  # a run's own config.yaml and event files
+
+
 def test_a_full_disk_writing_config_yaml_names_the_file_and_leaves_no_leftover(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
