@@ -208,7 +208,10 @@ def test_a_damaged_trainer_state_is_blamed_on_its_file_not_on_the_config(
 @pytest.mark.parametrize(
     ("artifacts", "match"),
     [
-        ({"best2": "best"}, r"\S*/run/best holds links \(.*best/id_rsa\): an artifact upload follows no link"),
+        (
+            {"best2": "best"},
+            r"\S*/run/best holds links \(.*best/id_rsa\): an artifact upload follows no link",
+        ),
         ({"../../../escape": "clean"}, r"the artifact name '\.\./\.\./\.\./escape' leads out"),
     ],
 )
