@@ -243,6 +243,8 @@ class NumpyPolicy:
             raise PolicyFileError(f"{spec_path}: no such file (is {path} an exported policy?)") from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise PolicyFileError(f"{spec_path}: not JSON ({exc})") from exc
+        except RecursionError as exc:  # a hostile file nested deeper than Python's parser recurses
+            raise PolicyFileError(f"{spec_path}: nested too deep to be a policy description") from exc
         if not isinstance(spec, dict) or spec.get("format") != FORMAT:
             raise PolicyFileError(f"{spec_path}: not a border_py policy ('format' is not {FORMAT!r})")
         if spec.get("version") not in READS:

@@ -305,6 +305,7 @@ def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, 
     for key in ("create", "params", "tags"):
         if not isinstance(entry.get(key, {}), dict):
             raise ConfigError(f"{where}: {key} must be a mapping")
+    _check_metrics_and_status(entry, where)
     artifacts, files = entry.get("artifacts", {}), entry.get("files", {})
     if not isinstance(artifacts, dict) or not isinstance(files, dict):
         raise ConfigError(f"{where}: artifacts and files must be mappings")
@@ -320,6 +321,28 @@ def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, 
     except UnsafeArtifactError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     return entry
+
+
+_STATUSES = ("RUNNING", "FINISHED", "FAILED", "KILLED")
+"""The end statuses a run's spill file may say (MLflow raised a 30-line traceback on another)."""
+
+
+def _check_metrics_and_status(entry: Mapping[str, Any], where: str) -> None:
+    """Each metric a ``[key, value, timestamp, step]`` row, the status one of `_STATUSES`.
+
+    Raises:
+        ConfigError: the first that is not, named with ``where``.
+    """
+    from border_py.config import ConfigError
+
+    metrics = entry.get("metrics", [])
+    for i, row in enumerate(metrics if isinstance(metrics, list) else [None]):
+        is_row = isinstance(row, list) and len(row) == 4 and isinstance(row[0], str)
+        numbers = is_row and all(isinstance(x, int | float) and not isinstance(x, bool) for x in row[1:])
+        if not numbers:
+            raise ConfigError(f"{where}: metrics[{i}] must be [key, value, timestamp, step], got {row!r}")
+    if "status" in entry and entry["status"] not in _STATUSES:
+        raise ConfigError(f"{where}: status must be one of {list(_STATUSES)}, got {entry['status']!r}")
 
 
 def _inside(run_dir: RunDir, where: str, local: object, file: bool = False) -> Path:

@@ -261,6 +261,11 @@ def test_a_live_upload_refuses_links_without_calling_mlflow(tmp_path: Path) -> N
         ({"run_id": "r1", "artifacts": {"x": "/etc"}}, r"the artifact '/etc' is not inside"),
         ({"run_id": "r1", "artifacts": {"x": "../outside"}}, r"the artifact '../outside' is not inside"),
         ({"run_id": "r1", "artifacts": {"best": "best"}}, r"the artifact 'best' is gone from"),
+        (
+            {"run_id": "r1", "metrics": [["eval/return", 1.0, 5]]},  # "not enough values to unpack" before
+            r"metrics\[0\] must be \[key, value, timestamp, step\], got \['eval/return', 1.0, 5\]",
+        ),
+        ({"run_id": "r1", "status": "DELETED"}, r"status must be one of .*got 'DELETED'"),
     ],
 )
 def test_upload_sends_only_this_runs_entries_and_files_inside_it_checking_every_line_first(

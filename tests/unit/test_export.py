@@ -245,6 +245,9 @@ def test_missing_or_malformed_files_name_the_file(tmp_path: Path) -> None:
     (path / "policy.json").write_text(json.dumps({"format": "something else"}))
     with pytest.raises(PolicyFileError, match="not a border_py policy"):
         NumpyPolicy.load(path)
+    (path / "policy.json").write_text("[" * 200_000 + "]" * 200_000)  # 400 kB: RecursionError before
+    with pytest.raises(PolicyFileError, match=r"policy.json: nested too deep to be a policy description"):
+        NumpyPolicy.load(path)
 
 
 def _edit_spec(path: Path, **changes: object) -> None:
