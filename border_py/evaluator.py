@@ -64,7 +64,8 @@ class GreedyPolicyMismatch(UserWarning):
 def numpy_actor(policy: object) -> Actor | None:
     """Batched, batch-invariant acting through ``policy``'s greedy policy in numpy, or ``None`` where it
     states none that numpy runs (no ``greedy_policy``, not on the CPU, a CNN encoder, weights that are not
-    finite: it then acts through its own ``sample``, as before).
+    finite: it then acts through its own ``sample``, as before), or whose actions are drawn (an agent in
+    train mode).
 
     The greedy policy is trusted only once it agrees with the policy's own eval-mode ``sample`` on the
     first observations it is given (the same discrete actions; box actions within float rounding, once
@@ -72,6 +73,8 @@ def numpy_actor(policy: object) -> Actor | None:
     acting is evaluated through ``sample``, with a `GreedyPolicyMismatch` warning naming it.
     """
     if not hasattr(policy, "greedy_policy"):  # no torch import for a policy that states none
+        return None
+    if getattr(policy, "is_train", lambda: False)():  # drawn actions: the greedy policy acts otherwise
         return None
     from border_py.export.exporters import Exportable, numpy_policy_of
 

@@ -36,9 +36,9 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.spaces import Spaces
-from border_py.run.experiment import AnyExperiment, build_eval_env, build_evaluator
+from border_py.run.experiment import AnyExperiment, build_eval_env
 from border_py.run.rundir import RunDir
-from border_py.run.saved import load_agent, saved_model_path
+from border_py.run.saved import load_agent, play_episodes, saved_model_path
 
 __all__ = ["Action", "Evaluation", "GymLikeEnv", "Policy", "evaluate_policy", "load_policy"]
 
@@ -99,13 +99,24 @@ class Policy:
             raise ValueError(
                 f"predict: an observation has shape {shape} (a batch: (n, *{shape})), got {x.shape}"
             )
+        self._mode(deterministic)
+        if x.shape == shape:
+            return np.asarray(self._agent.sample(x))
+        return np.stack([np.asarray(a) for a in self._agent.sample_batch(list(x))])
+
+    def run_env_episodes(self, episodes: int | None, deterministic: bool) -> Evaluation:
+        """`evaluate_policy` without an env: the run's own evaluation env, as ``border-py eval`` plays it
+        (the evaluator's episodes, or ``episodes``)."""
+        self._mode(deterministic)
+        with closing(build_eval_env(self.experiment)) as env:
+            return Evaluation.of(*play_episodes(self.experiment, env, self._agent, episodes))
+
+    def _mode(self, deterministic: bool) -> None:
+        """The agent in eval mode (greedy actions) or in train mode (drawn ones)."""
         if deterministic:
             self._agent.eval()
         else:
             self._agent.train()
-        if x.shape == shape:
-            return np.asarray(self._agent.sample(x))
-        return np.stack([np.asarray(a) for a in self._agent.sample_batch(list(x))])
 
 
 def load_policy(
@@ -149,7 +160,7 @@ def evaluate_policy(
     if n_episodes is not None and n_episodes < 1:
         raise ValueError(f"n_episodes must be >= 1, got {n_episodes}")
     if env is None:
-        return _in_run_env(policy, n_episodes or policy.experiment.evaluator.n_episodes, deterministic)
+        return policy.run_env_episodes(n_episodes, deterministic)
     returns, lengths = [], []
     for i in range(n_episodes or 10):
         obs, _ = env.reset(seed=seed + i)
@@ -159,18 +170,4 @@ def evaluate_policy(
             total, length, done = total + float(reward), length + 1, terminated or truncated
         returns.append(total)
         lengths.append(length)
-    return Evaluation.of(returns, lengths)
-
-
-def _in_run_env(policy: Policy, n_episodes: int, deterministic: bool) -> Evaluation:
-    # Drawn actions go through the agent's own sample (the numpy greedy policy acts greedily only).
-    evaluator = attrs.evolve(policy.experiment.evaluator, n_episodes=n_episodes, numpy_acting=deterministic)
-    experiment = attrs.evolve(policy.experiment, evaluator=evaluator)
-    agent = policy._agent
-    if deterministic:
-        agent.eval()
-    else:
-        agent.train()
-    with closing(build_eval_env(experiment)) as env, closing(build_evaluator(experiment, env)) as played:
-        returns, lengths = played.episodes(agent)
     return Evaluation.of(returns, lengths)

@@ -31,7 +31,7 @@ from border_py.checkpoint import resolve_saved, saved_model_problem
 from border_py.run.experiment import AnyExperiment, build_eval_env, build_evaluator
 from border_py.seeding import configure_torch
 
-__all__ = ["evaluate", "load_agent", "saved_model", "saved_model_path"]
+__all__ = ["evaluate", "load_agent", "play_episodes", "saved_model", "saved_model_path"]
 
 
 def saved_model(path: Path, field: str) -> Path:
@@ -90,18 +90,24 @@ def evaluate(
         raise ValueError(f"--episodes must be >= 1, got {episodes}")
     configure_torch(experiment.torch_threads)
     saved = saved_model_path(model_dir, checkpoint)
+    with closing(build_eval_env(experiment)) as eval_env:
+        returns, _ = play_episodes(experiment, eval_env, load_agent(experiment, saved, eval_env), episodes)
+    score = float(np.mean(returns))  # the evaluator's score, as training saved best/ with
+    if not quiet:
+        std = float(np.std(returns))
+        print(f"eval of {saved}: mean return {score:.1f} (std {std:.1f}) over {len(returns)} episodes")
+    return score
+
+
+def play_episodes(
+    experiment: AnyExperiment, eval_env: Any, agent: Any, episodes: int | None = None
+) -> tuple[list[float], list[int]]:
+    """Each return and length of ``agent``'s episodes (in the mode it is in) in the experiment's
+    evaluation env ``eval_env`` (from `build_eval_env`), played as training and ``border-py eval`` play
+    them: the evaluator's episodes, or ``episodes`` of them."""
     if episodes is not None:
         experiment = attrs.evolve(
             experiment, evaluator=attrs.evolve(experiment.evaluator, n_episodes=episodes)
         )
-    with closing(build_eval_env(experiment)) as eval_env:
-        agent = load_agent(experiment, saved, eval_env)
-        with closing(build_evaluator(experiment, eval_env)) as evaluator:
-            returns, _ = evaluator.episodes(agent)
-    score = float(np.mean(returns))  # the evaluator's score, as training saved best/ with
-    if not quiet:
-        n = experiment.evaluator.n_episodes
-        print(
-            f"eval of {saved}: mean return {score:.1f} (std {float(np.std(returns)):.1f}) over {n} episodes"
-        )
-    return score
+    with closing(build_evaluator(experiment, eval_env)) as evaluator:
+        return evaluator.episodes(agent)

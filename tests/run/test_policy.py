@@ -4,6 +4,7 @@ loaded and evaluated in `test_zoo_entries.py`)."""
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import gymnasium as gym
@@ -68,6 +69,23 @@ def test_the_run_evaluation_is_border_py_eval_and_a_gym_env_plays_seeded_episode
     assert len(mine.returns) == 4
     with pytest.raises(ValueError, match="n_episodes must be >= 1"):
         evaluate_policy(policy, n_episodes=0)
+
+
+def test_drawn_actions_in_the_run_env_go_through_the_agents_own_sample(run: Path) -> None:
+    """The evaluator's numpy acting is the greedy policy: an agent in train mode is played through its
+    own sample (else the greedy policy would disagree with its draws and warn)."""
+    from border_py.evaluator import numpy_actor
+
+    policy = load_policy(run, "4")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a GreedyPolicyMismatch would fail here
+        drawn = evaluate_policy(policy, n_episodes=3, deterministic=False)
+    assert drawn != evaluate_policy(policy, n_episodes=3)  # a barely trained policy: draws differ
+    agent = policy._agent
+    agent.train()
+    assert numpy_actor(agent) is None
+    agent.eval()
+    assert numpy_actor(agent) is not None
 
 
 def test_bad_paths_and_names_are_refused(run: Path, tmp_path: Path) -> None:
