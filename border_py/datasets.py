@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.policy import Policy
+from border_py.dataset_trust import refuse_code
 from border_py.envs.gymnasium import Act, GymEnvConfig, Obs
 from border_py.replay_buffer.dataset import ArrayDataset
 from border_py.replay_buffer.simple import SimpleReplayBuffer, SimpleReplayBufferConfig
@@ -288,7 +289,9 @@ class MinariDatasetConfig:
         Raises:
             FileNotFoundError: no such local dataset (the message names where it was looked for); nothing
                 is created looking for it.
-            ValueError: the dataset's files are unreadable (truncated, say), the directory named.
+            ValueError: the dataset's files are unreadable (truncated, say), the directory named; or its
+                metadata would have Minari build an env from code it names
+                (`border_py.dataset_trust.refuse_code`).
         """
         minari = _minari()
         where = self.directory()
@@ -297,6 +300,7 @@ class MinariDatasetConfig:
                 f"Dataset {self.dataset_id} not found locally: no {where / 'data'} (the zoo's datasets are "
                 "built by `make datasets`)"
             )
+        refuse_code(where / "data" / "metadata.json")  # a dataset is data: Minari may build no env it names
         damaged = (OSError, KeyError, ValueError, RuntimeError)  # h5py says some damage as RuntimeError
         with datasets_path(self.data_path), self._unreadable(where, damaged):
             return minari.load_dataset(self.dataset_id)

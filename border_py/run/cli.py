@@ -35,7 +35,7 @@ from border_py.cli_parser import Parser
 from border_py.config import ConfigError
 from border_py.lock import ModelDirBusyError
 from border_py.run import codec, zoo
-from border_py.run.arguments import resume_data, saved_experiment, train_arguments, user_code
+from border_py.run.arguments import resume_data, saved_experiment, train_arguments, trust, user_code
 from border_py.run.experiment import AnyExperiment
 from border_py.run.held_warnings import one_line_own_warnings
 from border_py.run.recording import RECORDERS, Tracking
@@ -219,6 +219,7 @@ def train_data(
         source=source,
         tracking=_tracking(args),
         notes=notes,
+        trust_code=trust(args) is True,
     )
     train(experiment, options)
     return 0

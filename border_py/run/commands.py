@@ -37,6 +37,7 @@ import attrs
 from border_py.base.sync_model import SyncModel
 from border_py.checkpoint import CheckpointError
 from border_py.config import ConfigError
+from border_py.dataset_trust import trusting_code
 from border_py.model_dir import resume_scan
 from border_py.run.experiment import (
     AnyExperiment,
@@ -83,6 +84,9 @@ class TrainOptions:
     notes: tuple[str, ...] = ()
     """Lines for stderr, said once every check passed (the zoo's "no entry" note): a refused run's stderr
     is its one error line."""
+    trust_code: bool = False
+    """Let a dataset have Minari build the env its metadata names, whatever code that runs (the CLI's
+    ``--trust-code``; `border_py.dataset_trust`)."""
 
     def __attrs_post_init__(self) -> None:
         if self.resume and self.overwrite:
@@ -244,7 +248,11 @@ def train(experiment: AnyExperiment, options: TrainOptions | None = None) -> Tra
         border_py.TrainingInterrupted: SIGINT or SIGTERM; a checkpoint was saved first.
     """
     options = options or TrainOptions()
-    with _held_back(options) as checked, RunDir(model_dir_of(experiment)).hold() as run_dir:
+    with (
+        _held_back(options) as checked,
+        RunDir(model_dir_of(experiment)).hold() as run_dir,
+        trusting_code(options.trust_code),
+    ):
         if options.recorder == "mlflow":
             from border_py.run.recording import check_tracking_server
 

@@ -133,22 +133,28 @@ def checked_param(key: str, spec: Any, value: Any, where: str) -> Any:
 def _trial_dir(setup: TuneSetup, trial: Any) -> tuple[Path, bool]:
     """The trial's run directory (``<out>/trial_NNNN``) and whether it is a retry of a killed trial, which
     trains on in the killed one's directory (the retry inherits its user attributes). The study names
-    only the directory's name, and only one of this form: it never picks a directory elsewhere.
+    only the directory's name, and only one of this form: it never picks a directory elsewhere. A trial
+    trains with ``--overwrite``: a link planted at its name is refused, before anything is written.
 
     Raises:
         ConfigError: the study names another directory.
+        PermissionError: the directory is a symbolic link, or resolves outside ``--out``.
     """
     named = trial.user_attrs.get("model_dir")
     if named is None:
         name = f"trial_{trial.number:04d}"
         trial.set_user_attr("model_dir", name)
-        return setup.out / name, False
-    name = Path(str(named)).name  # an older border_py stored <out>/trial_NNNN whole
-    inside = Path(str(named)) == Path(name) or Path(str(named)).parent.resolve() == setup.out.resolve()
-    if not (inside and re.fullmatch(r"trial_\d{4,}", name)):
-        raise ConfigError(f"trial {trial.number}: the study names the run directory {named!r}, not "
-                          f"{setup.out}/trial_NNNN: refused")  # fmt: skip
-    return setup.out / name, True
+    else:
+        name = Path(str(named)).name  # an older border_py stored <out>/trial_NNNN whole
+        inside = Path(str(named)) == Path(name) or Path(str(named)).parent.resolve() == setup.out.resolve()
+        if not (inside and re.fullmatch(r"trial_\d{4,}", name)):
+            raise ConfigError(f"trial {trial.number}: the study names the run directory {named!r}, not "
+                              f"{setup.out}/trial_NNNN: refused")  # fmt: skip
+    path = setup.out / name
+    if path.is_symlink() or path.resolve().parent != setup.out.resolve():
+        raise PermissionError(f"trial {trial.number}: its run directory {path} is a symbolic link (or lies "
+                              f"outside --out {setup.out}): refused, nothing written or removed")  # fmt: skip
+    return path, named is not None
 
 
 def with_params(base: dict[str, Any], params: dict[str, Any], source: str) -> dict[str, Any]:
@@ -180,8 +186,9 @@ def check_base(base: dict[str, Any], source: str) -> None:
             pass
 
 
-def _objective(setup: TuneSetup, interrupted: list[int]) -> Any:
-    """The objective; it appends the number of a trial a signal stopped to ``interrupted``."""
+def _objective(setup: TuneSetup, interrupted: list[int], stopped: list[int] | None = None) -> Any:
+    """The objective; it appends the number of a trial a signal stopped to ``interrupted``, and of one
+    whose error stops the study (which the command says in one line) to ``stopped``."""
     import optuna
 
     from border_py.run.commands import TrainOptions, train
@@ -189,6 +196,7 @@ def _objective(setup: TuneSetup, interrupted: list[int]) -> Any:
     from border_py.trainer.result import Evaluation
 
     failures: list[str] = []
+    said = [] if stopped is None else stopped
 
     def objective(trial: optuna.Trial) -> float:
         try:
@@ -196,15 +204,21 @@ def _objective(setup: TuneSetup, interrupted: list[int]) -> Any:
         except (TrainingInterrupted, KeyboardInterrupt):
             interrupted.append(trial.number)
             raise
+        except optuna.TrialPruned:
+            raise
         except (ConfigError, ValueError, RuntimeError) as exc:
             # The same failure twice in a row is the study's, not a trial's: stop instead of failing every
             # trial (numbers aside: the trial's own, its directory's, a sampled value).
             reason = f"{type(exc).__name__}: {re.sub(r'[0-9.e+-]+', '#', str(exc))}"
             if failures and failures[-1] == reason:
+                said.append(trial.number)
                 raise RepeatedFailureError(
                     f"trials {trial.number - 1} and {trial.number} failed alike: {exc}"
                 ) from exc
             failures.append(reason)
+            raise
+        except Exception:  # not one of the errors the study catches: it stops the study, said once
+            said.append(trial.number)
             raise
 
     def run_trial(trial: optuna.Trial) -> float:
@@ -290,15 +304,16 @@ def write_best(study: Any, setup: TuneSetup) -> Path | None:
 
 
 class _QuietInterrupted(logging.Filter):
-    """Drops Optuna's warnings (a traceback) for a trial a signal stopped: `_retry_interrupted` says what
-    happened, in one line."""
+    """Drops Optuna's warnings (a traceback) for a trial a signal stopped or whose error stopped the study:
+    `_retry_interrupted` or the command's error says what happened, in one line."""
 
-    def __init__(self, interrupted: list[int]) -> None:
+    def __init__(self, *numbers: list[int]) -> None:
         super().__init__()
-        self.interrupted = interrupted
+        self.numbers = numbers
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not any(record.getMessage().startswith(f"Trial {n} failed") for n in self.interrupted)
+        said = [n for numbers in self.numbers for n in numbers]
+        return not any(record.getMessage().startswith(f"Trial {n} failed") for n in said)
 
 
 def _retry_interrupted(study: Any, interrupted: list[int], exc: BaseException) -> int:
@@ -350,14 +365,15 @@ def tune_command(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         optuna.storages.fail_stale_trials(study)  # a killed worker's trial is retried first
     interrupted: list[int] = []
-    quiet = _QuietInterrupted(interrupted)
+    stopped: list[int] = []
+    quiet = _QuietInterrupted(interrupted, stopped)
     handlers = logging.getLogger("optuna").handlers  # a logger's own filters miss its children's records
     for handler in handlers:
         handler.addFilter(quiet)
     try:
         if sum(t.state in finished for t in study.trials) < args.trials:
             study.optimize(
-                _objective(setup, interrupted),
+                _objective(setup, interrupted, stopped),
                 callbacks=[optuna.study.MaxTrialsCallback(args.trials, states=finished)],
                 catch=(ConfigError, ValueError, RuntimeError),
             )

@@ -3,14 +3,17 @@ with ``--trust-code``; a module named on the command line (``--env module:EnvId-
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 import yaml
 
 from border_py.run.cli import main
+from tests.run.conftest import make_dataset
+from tests.run.test_reliability import one_error_line
 from tests.run.tiny import tiny_config
 
 PAYLOAD = "from pathlib import Path\nPath('{marker}').write_text('ran')\n"
@@ -150,3 +153,54 @@ def test_a_resume_joins_no_ray_cluster_its_config_yaml_names(
     assert main(["resume", "--model-dir", str(run)]) == 0
     assert main(["resume", "--model-dir", str(run), "--set", "distributed.address=auto"]) == 0
     assert addresses == [None, "auto"]
+
+
+OFFLINE = ["--no-progress", "--set", "dataset.dataset_id=tiny-v0", "trainer.max_opts=4",
+           "trainer.eval_interval=4", "trainer.save_interval=4", "evaluator.n_episodes=1",
+           "agent.batch_size=16"]  # fmt: skip
+
+
+def _spaceless(data: Path, env_spec: Mapping[str, object]) -> Path:
+    """The dataset ``data/tiny-v0`` with no spaces in its metadata: Minari builds ``env_spec`` to ask."""
+    file = data / "tiny-v0" / "data" / "metadata.json"
+    metadata = json.loads(file.read_text())
+    del metadata["observation_space"], metadata["action_space"]
+    metadata["env_spec"] = json.dumps({"additional_wrappers": [], **env_spec})
+    file.write_text(json.dumps(metadata))
+    return file
+
+
+def test_a_dataset_runs_no_code_its_metadata_names_without_trust_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 53: Minari builds the env a dataset's ``env_spec`` names when its metadata has no spaces; an
+    entry point of the file's choosing ran (``os:system``) under ``train`` and under ``resume`` of a
+    downloaded run whose config.yaml names the dataset."""
+    data, run, marker = tmp_path / "data", tmp_path / "run", tmp_path / "ran"
+    make_dataset("tiny-v0", "Pendulum-v1", data, steps=200)
+    flags = ["train", "bc", "--env", "tiny-v0", *OFFLINE, f"dataset.data_path={data}", "--model-dir"]
+    assert main([*flags, str(run)]) == 0  # the downloaded run
+    hostile = {"id": "Evil-v0", "entry_point": "os:mkdir", "kwargs": {"path": str(marker)}}
+    file = _spaceless(data, hostile)
+    capsys.readouterr()
+    resume = ["resume", "--model-dir", str(run), "--no-progress", "--set", "trainer.max_opts=8"]
+    for command in (resume, [*flags, str(tmp_path / "new")]):
+        assert main(command) == 2
+        line = one_error_line(capsys)
+        assert f"{file}: it has no observation_space and action_space" in line
+        assert "entry point 'os:mkdir'" in line
+        assert "--trust-code" in line
+        assert not marker.exists()
+    assert not (tmp_path / "new").exists()
+    assert main([*flags, str(tmp_path / "trusted"), "--trust-code"]) == 2
+    assert marker.is_dir()  # trusted: Minari built it, os.mkdir made the folder (and is no env)
+
+
+def test_a_spaceless_dataset_of_an_env_gymnasium_registered_loads_without_trust_code(tmp_path: Path) -> None:
+    import gymnasium as gym
+
+    data = tmp_path / "data"
+    make_dataset("tiny-v0", "Pendulum-v1", data, steps=200)
+    _spaceless(data, json.loads(gym.spec("Pendulum-v1").to_json()))
+    flags = [*OFFLINE, f"dataset.data_path={data}", "--model-dir", str(tmp_path / "run")]
+    assert main(["train", "bc", "--env", "tiny-v0", *flags]) == 0

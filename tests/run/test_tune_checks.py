@@ -4,6 +4,8 @@ minutes)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +52,54 @@ def test_different_failures_do_not_stop_the_study(tmp_path: Path) -> None:
     study = optuna.create_study(sampler=optuna.samplers.BruteForceSampler())
     study.optimize(_objective(setup, []), n_trials=2, catch=(ConfigError, ValueError, RuntimeError))
     assert [t.state for t in study.trials] == [optuna.trial.TrialState.FAIL] * 2
+
+
+BUDGET = ["trainer.max_opts=100", "trainer.eval_interval=100", "trainer.save_interval=100",
+          "trainer.warmup_period=100", "evaluator.n_episodes=1"]  # fmt: skip
+
+
+@pytest.mark.parametrize("planted", ["link", "foreign config.yaml"])
+def test_a_trial_directory_tune_must_not_train_in_is_refused_in_one_line(
+    planted: str, tmp_path: Path
+) -> None:
+    """Issue 53: ``<out>/trial_NNNN -> ../victim`` had a trial train through the link (``--overwrite``:
+    the victim's files replaced or deleted, exit 0); a trial directory holding what no run wrote was
+    refused as Optuna's 27-line traceback before the error line."""
+    out, victim = tmp_path / "out", tmp_path / "victim"
+    out.mkdir()
+    victim.mkdir()
+    (victim / "config.yaml").write_text("mine: true\n")
+    if planted == "link":
+        (out / "trial_0000").symlink_to(victim, target_is_directory=True)
+        expected = f"error: trial 0: its run directory {out / 'trial_0000'} is a symbolic link"
+    else:
+        victim = victim.rename(out / "trial_0000")
+        expected = "error: --overwrite removes only what a border_py run wrote, and "
+    command = [sys.executable, "-m", "border_py", "tune", "dqn", "--env", "CartPole-v1", "--trials", "1",
+               "--storage", f"sqlite:///{tmp_path / 'tune.db'}", "--out", str(out), "--sampler-seed", "0",
+               "--no-progress", "--set", *BUDGET]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False, timeout=300)
+    said = [line for line in done.stderr.splitlines() if not line.startswith("[I ")]  # Optuna's info
+    assert done.returncode == 2, done.stderr
+    assert len(said) == 1, done.stderr
+    assert said[0].startswith(expected)
+    lock = [] if planted == "link" else [".lock"]  # the trial held its own directory
+    assert sorted(p.name for p in victim.iterdir()) == [*lock, "config.yaml"]  # nothing else written
+    assert (victim / "config.yaml").read_text() == "mine: true\n"
+
+
+def test_a_retried_trial_whose_directory_is_a_link_is_refused(tmp_path: Path) -> None:
+    """A stale trial's retry names its directory; a link planted there is refused, not trained through."""
+    from types import SimpleNamespace
+
+    from border_py.run.tune import _trial_dir
+
+    setup = TuneSetup(base={}, source="zoo", space={}, out=tmp_path / "out")
+    setup.out.mkdir()
+    (tmp_path / "victim").mkdir()
+    (setup.out / "trial_0002").symlink_to(tmp_path / "victim", target_is_directory=True)
+    retry = SimpleNamespace(number=7, user_attrs={"model_dir": "trial_0002"})
+    with pytest.raises(PermissionError, match=r"trial 7: its run directory .*trial_0002 is a symbolic link"):
+        _trial_dir(setup, retry)
+    (setup.out / "trial_0002").unlink()
+    assert _trial_dir(setup, retry) == (setup.out / "trial_0002", True)

@@ -186,3 +186,30 @@ def test_a_dataset_of_another_env_is_named_before_training() -> None:
         discrete.check_fits(Spaces(obs_shape=(3,), n_actions=2))
     with pytest.raises(ValueError, match="not integers below the env's 3"):
         box.check_fits(Spaces(obs_shape=(3,), n_actions=3))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"entry_point": "os:system", "kwargs": {"command": "true"}},  # a registered id, another entry point
+        {"kwargs": {"g": 1.0, "render_mode": "human"}},  # the registered env, other arguments
+        {"additional_wrappers": [{"name": "W", "entry_point": "os:system", "kwargs": {}}]},
+        {"id": "Evil-v0"},  # an id Gymnasium has not registered, with a registered entry point
+    ],
+)
+def test_a_spaceless_dataset_is_refused_unless_it_names_an_env_exactly_as_registered(
+    change: dict[str, Any], tmp_path: Path
+) -> None:
+    import json
+
+    from border_py.dataset_trust import refuse_code, trusting_code
+
+    file = tmp_path / "metadata.json"
+    spec = json.loads(gym.spec("Pendulum-v1").to_json())
+    file.write_text(json.dumps({"env_spec": json.dumps(spec), "observation_space": "{}"}))
+    refuse_code(file)  # Pendulum-v1 as Gymnasium registers it: Minari may build it
+    file.write_text(json.dumps({"env_spec": json.dumps({**spec, **change})}))
+    with pytest.raises(ValueError, match=rf"^{file}: it has no observation_space .* --trust-code"):
+        refuse_code(file)
+    with trusting_code():
+        refuse_code(file)
