@@ -41,7 +41,7 @@ class Rollout:
     ``i``'s transition at step ``t``.
 
     Attributes:
-        obs: observations, float32.
+        obs: observations, float32 (uint8 for pixels, as the env gave them).
         act: actions (int64 for discrete spaces, float32 for boxes: what the policy returned).
         next_obs: the observation after the action; at an episode end, the episode's final one (a
             truncated episode bootstraps from it).
@@ -147,7 +147,7 @@ class RolloutBuffer:
                 f"TrainerConfig.opt_interval must be n_steps * num_envs = {size}, with no warm-up"
             )
         if self._storage is None:
-            self._storage = TransitionStorage.for_first(item, size)
+            self._storage = TransitionStorage.for_first(item, size, keep_uint8=True)
         if self._resumed_at is not None:
             self._cut_if_restarted(self._storage, item)
         self._storage.put(self._len, item)
@@ -163,7 +163,7 @@ class RolloutBuffer:
             return
         last = self._len - num_envs
         ended = s.is_terminated[last] + s.is_truncated[last] > 0
-        if not ended and not np.array_equal(s.next_obs[last], np.asarray(item.obs, np.float32)):
+        if not ended and not np.array_equal(s.next_obs[last], np.asarray(item.obs)):
             s.is_truncated[last] = 1.0
         if self._len % num_envs == num_envs - 1:
             self._resumed_at = None
@@ -243,7 +243,9 @@ class RolloutBuffer:
             raise ValueError(
                 f"{file} holds {n} transitions of a rollout of {size}, this buffer's is {self.capacity}"
             )
-        self._storage = None if n == 0 else TransitionStorage.from_columns(arrays, size, str(file))
+        self._storage = (
+            None if n == 0 else TransitionStorage.from_columns(arrays, size, str(file), keep_uint8=True)
+        )
         self._len = n
         num_envs = self.config.num_envs
         self._resumed_at = n // num_envs if 0 < n < size and n % num_envs == 0 else None

@@ -22,24 +22,32 @@ COLUMNS = ("obs", "next_obs", "act", "reward", "is_terminated", "is_truncated", 
 class TransitionStorage:
     """One numpy array per transition field, ``capacity`` rows each.
 
-    Observations are float32; actions int64 (discrete) or float32; the four scalar columns are views of
-    one ``(capacity, 4)`` float32 array, so a sampled transition's scalars share a cache line (one miss
-    instead of four in a large buffer).
+    Observations are float32, or uint8 pixels where the owner asks for them (``pixels``: a rollout of
+    Atari frames, a quarter of the bytes); actions int64 (discrete) or float32; the four scalar columns are
+    views of one ``(capacity, 4)`` float32 array, so a sampled transition's scalars share a cache line (one
+    miss instead of four in a large buffer).
 
     Args:
         obs_shape: the shape of one observation.
         act_shape: the shape of one action (``()`` for a discrete action).
         act_int: whether actions are integers.
         capacity: the number of rows.
+        pixels: store observations as uint8.
     """
 
     def __init__(
-        self, obs_shape: tuple[int, ...], act_shape: tuple[int, ...], act_int: bool, capacity: int
+        self,
+        obs_shape: tuple[int, ...],
+        act_shape: tuple[int, ...],
+        act_int: bool,
+        capacity: int,
+        pixels: bool = False,
     ) -> None:
         self.obs_shape = tuple(obs_shape)
         """The shape of one observation."""
-        self.obs = np.zeros((capacity, *obs_shape), dtype=np.float32)
-        self.next_obs = np.zeros((capacity, *obs_shape), dtype=np.float32)
+        obs_dtype = np.uint8 if pixels else np.float32
+        self.obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
+        self.next_obs = np.zeros((capacity, *obs_shape), dtype=obs_dtype)
         self.act = np.zeros((capacity, *act_shape), dtype=np.int64 if act_int else np.float32)
         self.scalars = np.zeros((capacity, 4), dtype=np.float32)
         self.reward, self.is_terminated, self.is_truncated, self.discount = (
@@ -95,6 +103,11 @@ class TransitionStorage:
                 f"transition shapes obs {item.obs.shape}, next_obs {item.next_obs.shape} do not match the "
                 f"buffer's observations {shape} (set by the first transition pushed)"
             )
+        if self.obs.dtype == np.uint8 and (item.obs.dtype != np.uint8 or item.next_obs.dtype != np.uint8):
+            raise ValueError(
+                f"transition observations of {item.obs.dtype}/{item.next_obs.dtype} in a buffer of uint8 "
+                "pixels (set by the first transition pushed)"
+            )
         # Checked against float32's range, not only for NaN: a finite float64 reward (an n-step sum of large
         # ones) can overflow to inf in the float32 column. The comparison is False for NaN too.
         if not -_FLOAT32_MAX <= item.reward <= _FLOAT32_MAX:
@@ -114,10 +127,13 @@ class TransitionStorage:
         self.discount[i] = item.discount
 
     @staticmethod
-    def for_first(first: Transition, capacity: int) -> TransitionStorage:
-        """Storage shaped after the first transition pushed."""
+    def for_first(first: Transition, capacity: int, keep_uint8: bool = False) -> TransitionStorage:
+        """Storage shaped after the first transition pushed; with ``keep_uint8``, uint8 observations are
+        stored as uint8."""
         obs, act = np.asarray(first.obs), np.asarray(first.act)
-        return TransitionStorage(obs.shape, act.shape, bool(np.issubdtype(act.dtype, np.integer)), capacity)
+        act_int = bool(np.issubdtype(act.dtype, np.integer))
+        pixels = keep_uint8 and obs.dtype == np.uint8
+        return TransitionStorage(obs.shape, act.shape, act_int, capacity, pixels)
 
     def gather(self, ix: npt.NDArray[np.int64], weight: torch.Tensor | None = None) -> TransitionBatch:
         """The rows ``ix`` as a batch of tensors that share memory with no further copy."""
@@ -144,9 +160,12 @@ class TransitionStorage:
         return {name: getattr(self, name)[:n] for name in COLUMNS}
 
     @staticmethod
-    def from_columns(arrays: Mapping[str, npt.NDArray[Any]], capacity: int, source: str) -> TransitionStorage:
+    def from_columns(
+        arrays: Mapping[str, npt.NDArray[Any]], capacity: int, source: str, keep_uint8: bool = False
+    ) -> TransitionStorage:
         """Storage of ``capacity`` rows whose first rows are ``arrays`` (every column of `COLUMNS`,
-        all of one length, finite, terminated and truncated 0 or 1).
+        all of one length, finite, terminated and truncated 0 or 1); with ``keep_uint8``, uint8
+        observation columns stay uint8.
 
         Raises:
             ValueError: a column is missing, of another length, does not fit the first one's shapes, or
@@ -161,7 +180,8 @@ class TransitionStorage:
             raise ValueError(f"{source}: the columns must have one length <= {capacity}, got {lengths}")
         obs, act = np.asarray(arrays["obs"]), np.asarray(arrays["act"])
         act_int = bool(np.issubdtype(act.dtype, np.integer))
-        storage = TransitionStorage(obs.shape[1:], act.shape[1:], act_int, capacity)
+        pixels = keep_uint8 and obs.dtype == np.uint8 and np.asarray(arrays["next_obs"]).dtype == np.uint8
+        storage = TransitionStorage(obs.shape[1:], act.shape[1:], act_int, capacity, pixels)
         for name in COLUMNS:
             column = np.asarray(arrays[name])
             if column.dtype.kind not in "biuf":

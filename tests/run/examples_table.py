@@ -43,6 +43,7 @@ EXAMPLES = [
     Example("ppo_cartpole", "ppo", "CartPole-v1"),
     Example("a2c_cartpole", "a2c", "CartPole-v1"),
     Example("ppo_mujoco", "ppo", "Hopper-v5"),
+    Example("ppo_atari", "ppo", "ALE/Pong-v5"),
     Example("bc_pendulum", "bc", "pendulum-medium-v0"),
     Example("iql_pendulum", "iql", "pendulum-medium-v0"),
     Example("awac_pendulum", "awac", "pendulum-medium-v0", attribute="OFFLINE"),

@@ -14,10 +14,10 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.greedy import MlpParts, f32, linear_layers
+from border_py.agents.greedy import MlpParts, f32, linear_layers, refuse_encoder
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.on_policy.config import OnPolicyConfig
-from border_py.agents.on_policy.model import ActorCritic
+from border_py.agents.on_policy.model import ActorCritic, TwinMlp
 from border_py.agents.on_policy.returns import explained_variance, gae
 from border_py.agents.parts import Trained, seeded
 from border_py.agents.toolkit import torch_device
@@ -75,10 +75,13 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             raise ValueError("gsde is for continuous actions only")
         self.config = config
         self.obs_dim = obs_dim = spaces.obs_dim
+        # What the network takes one observation as: the env's frame stack for an encoder, else flat.
+        self.obs_shape = spaces.obs_shape if config.encoder is not None else (obs_dim,)
         self.act_dim = spaces.n_actions if spaces.n_actions is not None else spaces.action_dim
         self.device = torch_device(config.device)
         c = config
         with seeded(seed):
+            encoder = None if c.encoder is None else c.encoder.build(self.obs_shape)
             model = ActorCritic(
                 obs_dim,
                 self.act_dim,
@@ -88,6 +91,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
                 c.ortho_init,
                 c.log_std_init,
                 c.gsde,
+                encoder,
             )
         self.parts = OnPolicyParts(self._trained(model))
         self.generator = torch.Generator(self.device).manual_seed(seed)
@@ -108,8 +112,14 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         """Learns from a prepared rollout (`_prepare`'s tensors); returns the record's ``train/`` values
         without the prefix."""
 
-    def _norm_obs(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.obs_rms.normalize(obs, self.config.clip_obs) if self.config.normalize_obs else obs
+    def _network_obs(self, obs: torch.Tensor, n: int) -> torch.Tensor:
+        """``n`` observations as the network takes them: uint8 frame stacks as they are (the encoder scales
+        them), flat observations as float32, normalised where the config says so."""
+        x = obs.reshape(n, *self.obs_shape)
+        if self.config.encoder is not None:
+            return x
+        x = x.to(torch.float32)
+        return self.obs_rms.normalize(x, self.config.clip_obs) if self.config.normalize_obs else x
 
     def _std(self, latent: torch.Tensor) -> torch.Tensor:
         """The Gaussian's standard deviations ``(batch, act_dim)``."""
@@ -139,7 +149,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         """Actions drawn from the policy in train mode, its argmax or mean in eval mode (int64 ``(n,)``,
         or float32 ``(n, action_dim)``, not clipped)."""
         with torch.inference_mode():
-            x = self._norm_obs(torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1))
+            x = self._network_obs(torch.as_tensor(obs, device=self.device), n)
             latent, out = self.parts.model.net.policy(x)
             if self.discrete:
                 if self._train:  # inverse CDF: one uniform draw per row, cheaper than torch.multinomial
@@ -203,17 +213,17 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         log-probabilities and values, advantages and returns."""
         n_steps, num_envs = rollout.shape
         flat = n_steps * num_envs
-        obs = self._norm_obs(rollout.obs.reshape(flat, -1))
+        obs = self._network_obs(rollout.obs, flat)
         act = rollout.act.reshape(flat) if self.discrete else rollout.act.reshape(flat, -1)
         reward = self._scaled_rewards(rollout)
         with torch.no_grad():
             latent, out, value = self.parts.model.net(obs)
-            next_value = self.parts.model.net.value(self._norm_obs(rollout.next_obs.reshape(flat, -1)))
+            next_value = self._next_values(rollout, value.reshape(n_steps, num_envs))
             old_log_prob, _ = self._log_prob_entropy(latent, out, act)
             advantage, returns = gae(
                 reward,
                 value.reshape(n_steps, num_envs),
-                next_value.reshape(n_steps, num_envs),
+                next_value,
                 rollout.is_terminated,
                 rollout.is_truncated,
                 rollout.discount,
@@ -227,6 +237,24 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             "advantage": advantage.reshape(flat),
             "returns": returns.reshape(flat),
         }
+
+    def _next_values(self, rollout: Rollout, value: torch.Tensor) -> torch.Tensor:
+        """``V(next_obs)`` of every step, ``(n_steps, num_envs)``. Where a sub-env's episode went on, its
+        ``next_obs`` is the next step's ``obs`` (the buffer checks it), whose value ``value`` holds; the
+        network runs only on the rest: truncations and the rollout's last step (after a termination the
+        value is multiplied by 0): on pixels this halves the preparation's forward passes. A flat
+        observation's MLP runs on every ``next_obs``, as cheap, and rounds as the golden checkpoints did."""
+        if self.config.encoder is None:
+            n = rollout.shape[0] * rollout.shape[1]
+            return self.parts.model.net.value(self._network_obs(rollout.next_obs, n)).reshape(value.shape)
+        next_value = torch.zeros_like(value)
+        next_value[:-1] = value[1:]
+        need = rollout.is_truncated > 0
+        need[-1] = True
+        rows = need.reshape(-1).nonzero().squeeze(1)
+        next_obs = rollout.next_obs.reshape(-1, *rollout.next_obs.shape[2:])[rows]
+        next_value.view(-1)[rows] = self.parts.model.net.value(self._network_obs(next_obs, len(rows)))
+        return next_value
 
     def _normalized(self, advantage: torch.Tensor) -> torch.Tensor:
         """The advantages normalised to mean 0 and std 1 when ``normalize_advantage`` (and there is more
@@ -265,8 +293,14 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
 
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: observation normalisation (clipped), the policy network, then
-        the argmax of its logits, or its mean action clipped to the box (what the env does to it)."""
+        the argmax of its logits, or its mean action clipped to the box (what the env does to it).
+
+        Raises:
+            ValueError: the network has a CNN encoder.
+        """
+        refuse_encoder(self.name, self.config.encoder)
         body, head = self.parts.model.net.body, self.parts.model.net.action_net
+        assert isinstance(body, TwinMlp)  # no encoder
         layers = [
             (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
             for w, b in zip(body.weights, body.biases, strict=True)

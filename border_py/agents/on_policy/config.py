@@ -7,6 +7,7 @@ from typing import Literal
 
 import attrs
 
+from border_py.agents.cnn import NatureCnnConfig
 from border_py.agents.toolkit import device_name
 from border_py.config import finite, layer_sizes, positive_finite, unit_interval
 
@@ -23,9 +24,13 @@ class OnPolicyConfig:
     rollout's length is the buffer's (``RolloutBufferConfig.n_steps``).
     """
 
+    encoder: NatureCnnConfig | None = None
+    """A pixel encoder (``{kind: nature_cnn}``) that the policy and the value share: frame stacks go through
+    it, then through one shared MLP of ``hidden`` layers, then the two heads (CleanRL's and SB3's Atari
+    PPO). ``None``: flat observations and two separate MLPs."""
     hidden: tuple[int, ...] = attrs.field(default=(64, 64), validator=layer_sizes)
     """In units: the hidden layers of the policy network and of the value network (two networks of this
-    shape, nothing shared)."""
+    shape, nothing shared); with an ``encoder``, of the one MLP both share after it (Nature: ``[512]``)."""
     activation: Literal["tanh", "relu"] = "tanh"
     """The hidden layers' activation."""
     ortho_init: bool = True
@@ -73,6 +78,8 @@ class OnPolicyConfig:
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 
     def __attrs_post_init__(self) -> None:
+        if self.encoder is not None and self.normalize_obs:
+            raise ValueError("normalize_obs is for flat observations: an encoder scales pixels itself")
         if self._linear_schedules() and self.schedule_env_steps is None:
             raise ValueError(f"a linear {' or '.join(self._linear_schedules())} needs schedule_env_steps")
 

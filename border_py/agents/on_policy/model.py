@@ -1,13 +1,16 @@
-"""The on-policy agents' networks (PPO, A2C): separate policy and value MLPs, a Categorical or a Gaussian
-head, and gSDE."""
+"""The on-policy agents' networks (PPO, A2C): separate policy and value MLPs (or a pixel encoder and an MLP
+both share), a Categorical or a Gaussian head, and gSDE."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
 import torch
 from torch import nn
+
+from border_py.agents.cnn import NatureCnn
 
 _ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu}
 
@@ -55,10 +58,46 @@ class TwinMlp(nn.Module):
         return h[0], h[k - 1]
 
 
+class SharedTrunk(nn.Module):
+    """A pixel encoder then one MLP, shared by the policy and the value (CleanRL's ``ppo_atari.py`` and
+    SB3's ``CnnPolicy``: the Nature CNN and a 512-unit layer). Called as a `TwinMlp` is, it returns its
+    features twice. With a ``gain``, every convolution and layer is initialised orthogonally with it and
+    zero biases.
+
+    Examples:
+        >>> trunk = SharedTrunk(NatureCnn((4, 36, 36)), (16,), "relu", gain=math.sqrt(2))
+        >>> pi, vf = trunk(torch.zeros(2, 4, 36, 36, dtype=torch.uint8))
+        >>> pi.shape, pi is vf
+        (torch.Size([2, 16]), True)
+    """
+
+    def __init__(
+        self, encoder: NatureCnn, hidden: Sequence[int], activation: str, gain: float | None
+    ) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.activation = _ACTIVATIONS[activation]
+        widths = [encoder.out_features, *hidden]
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(widths))
+        if gain is not None:
+            for module in (*self.encoder.modules(), *self.layers):
+                if isinstance(module, nn.Conv2d | nn.Linear):
+                    nn.init.orthogonal_(module.weight, gain=gain)
+                    assert module.bias is not None
+                    nn.init.zeros_(module.bias)
+
+    def forward(self, x: torch.Tensor, first_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """Returns the features of ``x`` (frame stacks ``(batch, channels, height, width)``), twice."""
+        h = self.encoder(x)
+        for layer in self.layers:
+            h = self.activation(layer(h))
+        return h, h
+
+
 class ActorCritic(nn.Module):
-    """``latent_pi, latent_vf = body(obs)`` (a `TwinMlp`: separate policy and value networks);
-    the action head maps ``latent_pi`` to logits (discrete) or the mean action (continuous), the value
-    head ``latent_vf`` to ``V(obs)``.
+    """``latent_pi, latent_vf = body(obs)`` (a `TwinMlp`: separate policy and value networks; with an
+    ``encoder``, a `SharedTrunk` both share); the action head maps ``latent_pi`` to logits (discrete) or
+    the mean action (continuous), the value head ``latent_vf`` to ``V(obs)``.
 
     Continuous actions have a state-independent ``log_std`` of shape ``(act_dim,)``; with gSDE it has shape
     ``(latent_dim, act_dim)``: the standard deviations of the noise weights. With ``ortho_init`` the hidden
@@ -83,9 +122,15 @@ class ActorCritic(nn.Module):
         ortho_init: bool,
         log_std_init: float,
         gsde: bool,
+        encoder: NatureCnn | None = None,
     ) -> None:
         super().__init__()
-        self.body = TwinMlp(obs_dim, hidden, activation, math.sqrt(2) if ortho_init else None)
+        gain = math.sqrt(2) if ortho_init else None
+        self.body: TwinMlp | SharedTrunk = (
+            TwinMlp(obs_dim, hidden, activation, gain)
+            if encoder is None
+            else SharedTrunk(encoder, hidden, activation, gain)
+        )
         self.action_net = nn.Linear(hidden[-1], act_dim)
         self.value_net = nn.Linear(hidden[-1], 1)
         self.log_std = None

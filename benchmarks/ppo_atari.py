@@ -1,0 +1,107 @@
+"""PPO on Pong pixels (the zoo's ``ppo`` ``ALE/Pong-v5`` entry): where one rollout's time goes, at 1 and 2
+torch threads, fp32 and under bf16 autocast, and the wall-clock that projects to for the run's budget.
+
+    python -m benchmarks.ppo_atari --rollouts 3 --threads 1 2 --budget 2500000
+
+A rollout is 8 games x 128 steps (1,024 env steps): collection (ale-py's vector env stepping 8 games, the
+policy acting for all 8 with one forward pass, the step processors and the rollout buffer), then ``opt``:
+the rollout's preparation (values and log-probabilities of the collecting policy, GAE) and the update (4
+epochs of 4 minibatches of 256). bf16 autocast is timed on the update only, on a copy of the agent, as a
+measurement: the agent trains in fp32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import statistics
+import time
+from typing import Any
+
+import torch
+
+from border_py import AtariEnvConfig, AtariVecEnvConfig, SimpleStepProcessorConfig
+from border_py.agents import NatureCnnConfig, Ppo, PpoConfig
+from border_py.base import Spaces
+from border_py.replay_buffer import RolloutBufferConfig
+from border_py.replay_buffer.rollout import Rollout
+from border_py.trainer.sampler import SyncSampler
+
+GAMES, STEPS = 8, 128
+
+
+def _agent(spaces: Any) -> Ppo:
+    config = PpoConfig(
+        encoder=NatureCnnConfig(), hidden=(512,), activation="relu", n_epochs=4, batch_size=256, ent_coef=0.01
+    )
+    return config.build(spaces, seed=0)
+
+
+def _timed(work: Any) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def _opt_times(agent: Ppo, rollout: Rollout) -> tuple[float, float, float]:
+    """Seconds of the preparation, the fp32 update and the bf16 update (on a copy) of ``rollout``."""
+    data: dict[str, torch.Tensor] = {}
+    prepare = _timed(lambda: data.update(agent._prepare(rollout)))
+    twin = copy.deepcopy(agent)
+    update = _timed(lambda: agent._update(data))
+
+    def bf16() -> None:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            twin._update(data)
+
+    return prepare, update, _timed(bf16)
+
+
+def measure(rollouts: int, threads: int) -> dict[str, float]:
+    """Median seconds per rollout of each part, over ``rollouts`` rollouts after one warm-up."""
+    torch.set_num_threads(threads)
+    env = AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=GAMES).build(seed=0)
+    spaces = Spaces(obs_shape=(4, 84, 84), n_actions=6)  # Pong's minimal action set
+    agent = _agent(spaces)
+    agent.train()
+    procs = [SimpleStepProcessorConfig(gamma=0.99).build() for _ in range(GAMES)]
+    sampler: SyncSampler[Any, Any, Any] = SyncSampler(env, procs)
+    buffer = RolloutBufferConfig(n_steps=STEPS, num_envs=GAMES).build(seed=0)
+    times: dict[str, list[float]] = {"collect": [], "prepare": [], "update": [], "update_bf16": []}
+    for k in range(rollouts + 1):
+        collect = _timed(lambda: [sampler.sample_and_push(agent, buffer) for _ in range(STEPS)])
+        parts = _opt_times(agent, buffer.batch(len(buffer)))
+        if k:  # the first rollout warms the allocator and the kernels up
+            for name, value in zip(times, (collect, *parts), strict=True):
+                times[name].append(value)
+    env.close()
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rollouts", type=int, default=3)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--budget", type=int, default=2_500_000, help="env steps to project to")
+    args = parser.parse_args()
+    print(
+        "| threads | collect (s) | prepare (s) | update fp32 (s) | update bf16 (s) | env steps/s fp32 |"
+        " projected h fp32 | projected h bf16 |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    n = GAMES * STEPS
+    for threads in args.threads:
+        t = measure(args.rollouts, threads)
+        fp32 = t["collect"] + t["prepare"] + t["update"]
+        bf16 = t["collect"] + t["prepare"] + t["update_bf16"]
+        hours = args.budget / n / 3600
+        print(
+            f"| {threads} | {t['collect']:.2f} | {t['prepare']:.2f} | {t['update']:.2f} | "
+            f"{t['update_bf16']:.2f} | {n / fp32:.0f} | {fp32 * hours:.1f} | {bf16 * hours:.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
