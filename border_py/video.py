@@ -1,11 +1,13 @@
 """Watching a policy: evaluation episodes rendered to an MP4 or a GIF.
 
-Frames come from a wrapper around the env inside a `GymEnv` built with
+For a Gymnasium env, frames come from a wrapper around the env inside a `GymEnv` built with
 ``render_mode="rgb_array"``: every frame of every episode, its last one included, and none of the frames
 the adapter's automatic reset renders between two episodes; they are written with imageio
 (the ``video`` extra: ``imageio``, and ``imageio-ffmpeg`` for MP4). It runs headless: classic-control envs
 draw with pygame off-screen, MuJoCo ones need ``MUJOCO_GL=egl`` (or ``osmesa``) on a machine without a
-display.
+display. For an Atari game (`AtariEnv`), the frames are what the agent sees: the newest 84x84 grayscale frame
+of each observation (ale-py's vector env renders no full-colour screen), at 60 / ``frame_skip`` frames a
+second.
 
 Example:
 
@@ -27,7 +29,9 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.policy import Policy
+from border_py.base.step import Step
 from border_py.envs import Act, GymEnv, Obs
+from border_py.envs.atari import AtariEnv, Frames
 from border_py.evaluator import DefaultEvaluator
 
 SUFFIXES = (".mp4", ".gif")
@@ -92,8 +96,54 @@ class _Frames(gym.Wrapper[Any, Any, Any, Any]):
         return self.frames[:-1] if self._after_reset else list(self.frames)
 
 
-def video_fps(env: GymEnv, default: int = 30) -> int:
-    """The env's own frame rate (``metadata["render_fps"]``), or ``default``."""
+class _SeenFrames:
+    """An `AtariEnv` that keeps the newest frame of every observation the evaluator is given, as RGB:
+    the reset's and each step's (at an episode's end, its final observation, not the next game's)."""
+
+    def __init__(self, env: AtariEnv) -> None:
+        self.env = env
+        self.frames: list[Frame] = []
+
+    def _keep(self, obs: Frames) -> Frames:
+        self.frames.append(np.repeat(obs[-1][:, :, None], 3, axis=2))
+        return obs
+
+    def reset(self) -> Frames:
+        return self._keep(self.env.reset())
+
+    def reset_with_index(self, ix: int) -> Frames:
+        return self._keep(self.env.reset_with_index(ix))
+
+    def step(self, act: Act) -> tuple[Step[Frames, Act], Any]:
+        step, record = self.env.step(act)
+        self._keep(step.obs)
+        return step, record
+
+    def episode_start_state(self) -> Any:
+        return self.env.episode_start_state()
+
+    def restore_episode_start(self, state: Any) -> None:
+        self.env.restore_episode_start(state)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def record_atari_episodes(
+    env: AtariEnv, policy: Policy[Frames, Act], n_episodes: int = 1
+) -> tuple[list[Frame], float]:
+    """As `record_episodes`, for an Atari game: the frames the agent saw (84x84, grayscale as RGB) and
+    the mean return."""
+    tap = _SeenFrames(env)
+    score, _ = DefaultEvaluator(tap, n_episodes).evaluate(policy)
+    return tap.frames, score
+
+
+def video_fps(env: GymEnv | AtariEnv, default: int = 30) -> int:
+    """The env's own frame rate (``metadata["render_fps"]``; an Atari game's 60 emulator frames a second
+    over its frame skip), or ``default``."""
+    if isinstance(env, AtariEnv):
+        return max(1, round(60 / env.config.frame_skip))
     fps: Any = env.env.metadata.get("render_fps")
     return int(fps) if isinstance(fps, int | float) and fps > 0 else default
 

@@ -1,5 +1,6 @@
-"""A reader of border_py's exported policies in plain numpy, for the ``mlp`` kind: the reference loader of
-docs/export-format.md. It imports nothing of border_py; copy it into a project that serves a policy."""
+"""A reader of border_py's exported policies in plain numpy, for the ``mlp`` kind (a pixel policy's
+convolutions included): the reference loader of docs/export-format.md. It imports nothing of border_py;
+copy it into a project that serves a policy."""
 
 from __future__ import annotations
 
@@ -10,16 +11,18 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 Array = npt.NDArray[Any]
 
 
 def load_policy(path: str | Path) -> Callable[[Array], Array]:
     """The greedy policy exported to the directory ``path``: ``act(obs)`` for one observation
-    ``(obs_dim,)`` or a batch ``(n, obs_dim)`` gives int64 actions (discrete) or float32 ones (box)."""
+    ``(obs_dim,)`` (pixels: ``(channels, height, width)``) or a batch of them gives int64 actions
+    (discrete) or float32 ones (box)."""
     spec = json.loads((Path(path) / "policy.json").read_text())
-    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2):
-        raise ValueError(f"{path}: not a border_py policy of version 1 or 2")
+    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2, 3):
+        raise ValueError(f"{path}: not a border_py policy of version 1, 2 or 3")
     net, action = spec["network"], spec["action"]
     squash = action.get("squash", "none")  # version 1 wrote none for a discrete action
     if (
@@ -31,11 +34,19 @@ def load_policy(path: str | Path) -> Callable[[Array], Array]:
     with np.load(Path(path) / "weights.npz", allow_pickle=False) as npz:
         arrays = {name: npz[name] for name in npz.files}
     layers = [(arrays[w], arrays[b]) for w, b in net["layers"]]  # w: (in, out), b: (out,)
-    norm = net.get("obs_norm")
+    norm, conv = net.get("obs_norm"), net.get("conv")
     low, high = (np.asarray(action.get(k, np.nan), np.float32) for k in ("low", "high"))
 
     def act(obs: Array) -> Array:
         x: Array = np.asarray(obs, np.float32)
+        if conv is not None:  # pixels: convolutions without padding, ReLU after each, then flattened
+            x = x / np.float32(conv["divide_by"])
+            for layer in conv["layers"]:
+                w, s = arrays[layer["weight"]], layer["stride"]  # w: (out, in, kh, kw)
+                win = sliding_window_view(x, w.shape[2:], axis=(-2, -1))[..., ::s, ::s, :, :]
+                x = np.einsum("...chwij,ocij->...ohw", win, w, optimize=True)
+                x = np.maximum(x + arrays[layer["bias"]][:, None, None], np.float32(0))
+            x = x.reshape(*x.shape[:-3], -1)  # (channel, row, column) order, as torch's nn.Flatten
         if norm is not None:
             x = (x - arrays[norm["mean"]]) / arrays[norm["std"]]
             if norm["clip"] is not None:

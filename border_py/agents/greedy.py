@@ -5,6 +5,9 @@
   SAC, TD3, plain DQN and the offline agents);
 - `GreedyNetwork`: a network the MLP description cannot hold (a dueling DQN, IQN), as named arrays in the
   layout the numpy policy reads and a torch module for ONNX.
+
+Either may start with `ConvParts`, a pixel policy's convolutions (the Nature CNN), which `conv_parts` reads
+off the agent's encoder.
 """
 
 from __future__ import annotations
@@ -27,6 +30,52 @@ def f32(x: object) -> F32:
 
 
 @attrs.frozen(kw_only=True, eq=False)
+class ConvParts:
+    """A pixel policy's front: observations ``obs_shape`` divided by ``divide_by``, then valid (unpadded)
+    2-d convolutions, a ReLU after each, flattened in (channel, row, column) order as torch's
+    ``nn.Flatten``: the features the policy's layers take."""
+
+    obs_shape: tuple[int, int, int]
+    """``(channels, height, width)`` of one observation."""
+    layers: list[tuple[F32, F32, int]]
+    """``(weight (out, in, kh, kw), bias (out,), stride)`` per convolution: torch's ``nn.Conv2d`` layout."""
+    divide_by: float = 255.0
+    """The pixels are divided by it first (uint8 to [0, 1], as `border_py.agents.cnn.NatureCnn` does)."""
+
+
+def conv_parts(encoder: nn.Module, obs_shape: tuple[int, ...]) -> ConvParts:
+    """The convolutions of ``encoder`` (a `border_py.agents.cnn.NatureCnn`) for observations of
+    ``obs_shape``, as export writes them: ``MlpParts(..., conv=conv_parts(encoder, obs_shape))`` exports
+    a policy whose layers take the encoder's features.
+
+    Raises:
+        ValueError: ``obs_shape`` is not ``(channels, height, width)``, or ``encoder`` is not convolutions
+            each followed by a ReLU, then a flatten (valid padding, no dilation, one group, square strides).
+    """
+    leaves = [m for m in encoder.modules() if not list(m.children())]
+    convs = [m for m in leaves if isinstance(m, nn.Conv2d)]
+    pattern = [t for _ in convs for t in (nn.Conv2d, nn.ReLU)] + [nn.Flatten]
+    if len(obs_shape) != 3 or [type(m) for m in leaves] != pattern or not convs:
+        raise ValueError(
+            f"export takes (channels, height, width) frames through convolutions each followed by a ReLU, "
+            f"then a flatten; got {obs_shape} and {encoder}"
+        )
+    for conv in convs:
+        plain = conv.padding in ("valid", (0, 0)) and conv.dilation == (1, 1) and conv.groups == 1
+        if not plain or conv.stride[0] != conv.stride[1] or conv.bias is None:
+            raise ValueError(f"export takes unpadded convolutions with a bias and square strides, got {conv}")
+    c, h, w = obs_shape
+    return ConvParts(
+        obs_shape=(c, h, w),
+        layers=[
+            (f32(conv.weight.detach().cpu().numpy()), f32(conv.bias.detach().cpu().numpy()), conv.stride[0])
+            for conv in convs
+            if conv.bias is not None
+        ],
+    )
+
+
+@attrs.frozen(kw_only=True, eq=False)
 class MlpParts:
     """A greedy policy ``head(mlp(normalise(obs)))`` as arrays."""
 
@@ -45,6 +94,8 @@ class MlpParts:
     low: F32 | None = None
     """The box's lower bounds, with ``tanh_box`` and ``clip_box``."""
     high: F32 | None = None
+    conv: ConvParts | None = None
+    """A pixel policy's convolutions, before the layers (``obs_mean`` is then ``None``)."""
 
 
 def linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:
@@ -76,7 +127,10 @@ class GreedyNetwork:
     action: dict[str, Any]
     """``policy.json``'s ``action`` entry."""
     module: nn.Module
-    """``obs -> (values, action)`` in torch, sharing the agent's networks (for ONNX)."""
+    """``obs -> (values, action)`` in torch, sharing the agent's networks (for ONNX); with ``conv``, ``obs``
+    is uint8 frames."""
+    conv: ConvParts | None = None
+    """A pixel policy's convolutions, before the parts ``network`` names."""
 
 
 class ArrayNames:
@@ -117,16 +171,3 @@ class ArgmaxGreedy(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         values: torch.Tensor = self.values(obs)
         return values, values.argmax(dim=1)
-
-
-def refuse_encoder(agent: str, encoder: object | None) -> None:
-    """Export writes MLP policies only.
-
-    Raises:
-        ValueError: the agent has a (CNN) encoder; the message says what to use instead.
-    """
-    if encoder is not None:
-        raise ValueError(
-            f"export supports MLP policies; this {agent} has a CNN encoder (its checkpoint is the model: "
-            "load it with the agent's load_params)"
-        )

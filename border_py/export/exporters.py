@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, GreedyNetwork, GreedyPolicy, MlpParts
+from border_py.export.conv_front import conv_spec
 from border_py.export.mlp_parts import MlpGreedy, mlp_spec
 from border_py.export.numpy_policy import FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE, NumpyPolicy
 from border_py.export.onnx_policy import ONNX_FILE
@@ -52,7 +53,8 @@ def _policy(agent: object) -> GreedyPolicy:
 
 def greedy_module(agent: Exportable) -> nn.Module:
     """The agent's eval-mode policy as a torch module: ``obs (n, obs_dim) -> (values, action)`` for a
-    discrete policy, ``-> action`` for a continuous one (within the bounds). It holds the agent's weights
+    discrete policy, ``-> action`` for a continuous one (within the bounds); a pixel policy takes uint8
+    frames ``(n, channels, height, width)``. It holds the agent's weights
     (an MLP policy: a copy; a dueling DQN or IQN: the agent's networks), in eval mode, on the agent's
     device."""
     policy = _policy(agent)
@@ -67,10 +69,14 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
         network, action = mlp_spec(policy, weights)
         kind = "mlp"
     else:
-        network, action, kind = policy.network, policy.action, policy.kind
+        network, action, kind = dict(policy.network), policy.action, policy.kind
         weights.update(policy.weights)
-    spec = {"format": FORMAT, "version": VERSION, "kind": kind, "obs_dim": agent.obs_dim, "action": action,
-            "network": network}  # fmt: skip
+    obs_shape = [agent.obs_dim]
+    if policy.conv is not None:
+        network = {"conv": conv_spec(policy.conv, weights), **network}
+        obs_shape = list(policy.conv.obs_shape)
+    spec = {"format": FORMAT, "version": VERSION, "kind": kind, "obs_dim": agent.obs_dim,
+            "obs_shape": obs_shape, "action": action, "network": network}  # fmt: skip
     return spec, weights
 
 
@@ -112,7 +118,7 @@ def export_numpy(agent: Exportable, path: Path | str) -> Path:
 
     Raises:
         TypeError: the agent states no greedy policy.
-        ValueError: the agent's policy cannot be exported (a CNN encoder; an IQN acting on random fractions).
+        ValueError: the agent's policy cannot be exported (an IQN acting on random fractions).
     """
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -130,7 +136,8 @@ def export_numpy(agent: Exportable, path: Path | str) -> Path:
 def export_onnx(agent: Exportable, path: Path | str) -> Path:
     """Writes the agent's greedy policy as ``path/policy.onnx`` (the ``export`` extra: onnx, onnxscript).
 
-    The graph takes ``obs`` float32 ``(batch, obs_dim)`` (any batch) and gives ``action`` (int64
+    The graph takes ``obs`` float32 ``(batch, obs_dim)`` (any batch; a pixel policy uint8 frames
+    ``(batch, channels, height, width)``) and gives ``action`` (int64
     ``(batch,)`` for discrete actions, float32 ``(batch, act_dim)`` within the bounds for a box) and, for
     discrete actions, ``values`` ``(batch, n_actions)``. Returns the file's path.
 
@@ -138,10 +145,14 @@ def export_onnx(agent: Exportable, path: Path | str) -> Path:
         TypeError, ValueError: as `export_numpy`.
     """
     module = greedy_module(agent)
-    discrete = _discrete(_policy(agent))
+    policy = _policy(agent)
+    discrete = _discrete(policy)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    example = torch.zeros(2, agent.obs_dim)
+    if policy.conv is None:
+        example = torch.zeros(2, agent.obs_dim)
+    else:  # frames stay uint8 into the graph, as into the agent's network
+        example = torch.zeros(2, *policy.conv.obs_shape, dtype=torch.uint8)
     device = agent.device
     try:
         module.cpu()

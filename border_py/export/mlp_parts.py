@@ -1,7 +1,7 @@
 """A greedy policy stated as `MlpParts` (``head(mlp(normalise(obs)))``, as every agent whose greedy
 policy is one MLP states it: PPO, SAC, TD3, plain DQN, BC, IQL, AWAC, CQL, TD3+BC) written out: as a torch
-module for ONNX (`MlpGreedy`) and as the ``network`` and ``action`` entries of an ``mlp`` policy's
-``policy.json`` (`mlp_spec`).
+module for ONNX (`MlpGreedy`, a pixel policy's `ConvFront` first) and as the ``network`` and ``action``
+entries of an ``mlp`` policy's ``policy.json`` (`mlp_spec`; the exporter adds the convolutions).
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, MlpParts
+from border_py.export.conv_front import ConvFront
 
 
 class MlpGreedy(nn.Module):
     """`MlpParts` as a torch module (for ONNX): ``obs -> (scores, action)`` for ``argmax``,
-    ``obs -> action`` otherwise."""
+    ``obs -> action`` otherwise (``obs``: uint8 frames for a pixel policy)."""
 
     mean: torch.Tensor
     std: torch.Tensor
@@ -26,6 +27,7 @@ class MlpGreedy(nn.Module):
     def __init__(self, parts: MlpParts) -> None:
         super().__init__()
         self.parts = parts
+        self.front = None if parts.conv is None else ConvFront(parts.conv)
         self.norm = parts.obs_mean is not None
         if self.norm:
             self.register_buffer("mean", torch.as_tensor(parts.obs_mean))
@@ -44,7 +46,7 @@ class MlpGreedy(nn.Module):
             self.register_buffer("high", torch.as_tensor(parts.high))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        x = obs
+        x = obs if self.front is None else self.front(obs)
         if self.norm:
             x = (x - self.mean) / self.std
             if self.parts.obs_clip is not None:

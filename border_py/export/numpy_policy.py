@@ -3,8 +3,8 @@
 An exported policy is a directory of two files:
 
 - ``policy.json``: what the policy is (``kind``: ``mlp``, ``dqn`` for a dueling DQN, ``iqn``, and ``sac``
-  in version 1 files), its observation size, its action space and the names of its weight arrays, layer
-  by layer;
+  in version 1 files), its observation's size and shape, its action space and the names of its weight
+  arrays, layer by layer (a pixel policy's convolutions first, ``network.conv``);
 - ``weights.npz``: the arrays (float32; each linear layer's weight stored as ``(in, out)``), read with
   ``allow_pickle=False``, so a hostile file cannot run code.
 
@@ -14,7 +14,8 @@ The forward passes below repeat the agents' greedy (eval-mode) action in numpy: 
 ``head(mlp(normalise(obs)))``, for every agent whose greedy policy is one MLP (PPO, A2C, SAC, TQC, CrossQ,
 TD3, a plain DQN, QR-DQN, BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`), a dueling DQN's
 Q-values, IQN's mean quantile at its deterministic fractions (and SAC's squashed mean, as version 1 wrote
-it). Nothing in this module imports torch.
+it); a pixel policy's convolutions (`border_py.export.numpy_conv`) run first, for any kind. Nothing in this
+module imports torch.
 """
 
 from __future__ import annotations
@@ -30,14 +31,16 @@ import numpy as np
 import numpy.typing as npt
 
 # Mlp and F32 were defined here first: ``from border_py.export.numpy_policy import Mlp`` still works.
+from border_py.export.numpy_conv import NumpyConv
 from border_py.numpy_mlp import F32 as F32
 from border_py.numpy_mlp import Mlp as Mlp
 from border_py.numpy_mlp import relu
 
 FORMAT = "border_py.policy"
-VERSION = 2
-"""Written by this border_py: version 2 added the ``clip`` squash (a box policy clipped to its bounds)."""
-READS = (1, 2)
+VERSION = 3
+"""Written by this border_py: version 3 added a pixel policy's convolutions (``network.conv``, and
+``obs_shape``), version 2 the ``clip`` squash (a box policy clipped to its bounds)."""
+READS = (1, 2, 3)
 """The versions this border_py reads (version 1's box policies without bounds still load)."""
 TORCH_RTOL = 1e-4
 """How far an exported policy's outputs (values, or a continuous action) may be from the agent's in torch,
@@ -59,10 +62,12 @@ class PolicyFileError(ValueError):
 class NumpyPolicy:
     """A policy exported by `border_py.export.export_numpy`, run with numpy.
 
-    ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` and returns the greedy
-    action: an int64 of shape ``()`` / ``(n,)`` for a discrete policy, float32 ``(act_dim,)`` /
-    ``(n, act_dim)`` within the bounds for a continuous one. ``values(obs)`` gives the per-action values a
-    discrete policy maximises, ``(n, n_actions)``. Outputs match torch's within `TORCH_RTOL`.
+    ``act(obs)`` takes one observation of ``obs_shape`` or a batch ``(n, *obs_shape)`` (``(obs_dim,)`` for
+    a vector; a pixel policy's ``(channels, height, width)``: pixel values 0-255, uint8 as an env gives
+    them or any numeric dtype) and returns the greedy action: an int64 of shape ``()`` / ``(n,)`` for a
+    discrete policy, float32 ``(act_dim,)`` / ``(n, act_dim)`` within the bounds for a continuous one.
+    ``values(obs)`` gives the per-action values a discrete policy maximises, ``(n, n_actions)``. Outputs
+    match torch's within `TORCH_RTOL`.
 
     numpy's BLAS runs a large enough matmul (IQN's fractions against its hidden layer, at batch 1) on
     several threads, which wait for one another when other processes hold the cores: serve a policy
@@ -93,6 +98,11 @@ class NumpyPolicy:
         self.discrete = action.get("type") == "discrete"
         net = _field(spec, "network", dict, source)
         self._weights = weights
+        self.obs_shape = _obs_shape(spec, self.obs_dim, net.get("conv") is not None, source)
+        """One observation's shape: ``(obs_dim,)``, or a pixel policy's ``(channels, height, width)``."""
+        self.conv = self._conv(net.get("conv"), source)
+        self.in_dim = self.obs_dim if self.conv is None else self.conv.out_features
+        """What the first layer takes: the observation, or the convolutions' features."""
         self._build(net, action, source)
 
     # -- construction -------------------------------------------------------------------------------------
@@ -129,6 +139,33 @@ class NumpyPolicy:
             )
         return a
 
+    def _conv(self, conv: object, source: str) -> NumpyConv | None:
+        if conv is None:
+            return None
+        if not isinstance(conv, Mapping) or type(conv.get("divide_by")) not in (int, float):
+            raise PolicyFileError(f"{source}: network.conv must be {{layers, divide_by}} or absent")
+        if self.kind == "sac":
+            raise PolicyFileError(f"{source}: a sac policy (version 1) has no network.conv")
+        layers = []
+        for layer in _field(conv, "layers", list, source):
+            if not isinstance(layer, Mapping):
+                raise PolicyFileError(
+                    f"{source}: network.conv.layers must be {{weight, bias, stride}} objects"
+                )
+            w, b = self._array(layer.get("weight"), 4, source), self._array(layer.get("bias"), 1, source)
+            layers.append((w, b, _field(layer, "stride", int, source)))
+        try:
+            return NumpyConv(self.obs_shape, layers, float(conv["divide_by"]))
+        except ValueError as exc:
+            raise PolicyFileError(f"{source}: {exc}") from exc
+
+    def _check_inputs(self, first: int, source: str) -> None:
+        if first != self.in_dim:
+            takes = (
+                f"obs_dim is {self.obs_dim}" if self.conv is None else f"the convolutions give {self.in_dim}"
+            )
+            raise PolicyFileError(f"{source}: the network takes {first} inputs, {takes}")
+
     def _build_mlp(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
         activation = net.get("activation")
         if activation not in ("relu", "tanh"):
@@ -138,6 +175,8 @@ class NumpyPolicy:
         norm = net.get("obs_norm")
         self.obs_norm: tuple[F32, F32, float | None] | None = None
         if norm is not None:
+            if self.conv is not None:
+                raise PolicyFileError(f"{source}: network.obs_norm must be null with network.conv")
             if not isinstance(norm, Mapping) or not isinstance(norm.get("clip"), int | float | type(None)):
                 raise PolicyFileError(f"{source}: network.obs_norm must be {{mean, std, clip}} or null")
             mean, std = self._array(norm.get("mean"), 1, source), self._array(norm.get("std"), 1, source)
@@ -159,10 +198,7 @@ class NumpyPolicy:
                 raise PolicyFileError(
                     f"{source}: the network gives {self.mlp.out_dim} actions, the bounds have {self.low.size}"
                 )
-        if self.mlp.in_dim != self.obs_dim:
-            raise PolicyFileError(
-                f"{source}: the network takes {self.mlp.in_dim} inputs, obs_dim is {self.obs_dim}"
-            )
+        self._check_inputs(self.mlp.in_dim, source)
         if self.discrete and self.mlp.out_dim != self.n_actions:
             raise PolicyFileError(
                 f"{source}: the network gives {self.mlp.out_dim} values, n={self.n_actions}"
@@ -219,8 +255,7 @@ class NumpyPolicy:
                 raise PolicyFileError(
                     f"{source}: the actor gives {out} actions, the bounds have {self.low.shape[0]}"
                 )
-        if first != self.obs_dim:
-            raise PolicyFileError(f"{source}: the network takes {first} inputs, obs_dim is {self.obs_dim}")
+        self._check_inputs(first, source)
         if self.discrete and out != self.n_actions:
             raise PolicyFileError(
                 f"{source}: the network gives {out} values, the action has n={self.n_actions}"
@@ -268,15 +303,19 @@ class NumpyPolicy:
     # -- acting -------------------------------------------------------------------------------------------
 
     def _batch(self, obs: npt.ArrayLike) -> tuple[F32, bool]:
-        x = np.asarray(obs, dtype=np.float32)
-        single = x.ndim == 1
+        """``obs`` as a batch of what the first layer takes (a pixel policy: its convolutions' features),
+        and whether it was one observation."""
+        # Pixels stay in their dtype (uint8) until the convolutions divide them: no float copy before.
+        x = np.asarray(obs) if self.conv is not None else np.asarray(obs, dtype=np.float32)
+        single = x.shape == self.obs_shape
         if single:
             x = x[None]
-        if x.ndim != 2 or x.shape[1] != self.obs_dim:
+        if x.shape[1:] != self.obs_shape:
+            shape = ", ".join(map(str, self.obs_shape))
             raise ValueError(
-                f"observations must be ({self.obs_dim},) or (n, {self.obs_dim}), got shape {np.shape(obs)}"
+                f"observations must be {self.obs_shape} or (n, {shape}), got shape {np.shape(obs)}"
             )
-        return x, single
+        return (x if self.conv is None else self.conv(x)), single
 
     def values(self, obs: npt.ArrayLike) -> F32:
         """The per-action values ``(n, n_actions)`` the greedy action maximises (DQN: Q-values; IQN: the
@@ -322,6 +361,24 @@ class NumpyPolicy:
             mean = self.actor(x)[:, : self.low.shape[0]]
             act = np.clip(self.bias + self.scale * np.tanh(mean), self.low, self.high)
         return act[0] if single else act
+
+
+def _obs_shape(spec: Mapping[str, Any], obs_dim: int, conv: bool, source: str) -> tuple[int, ...]:
+    """``obs_shape`` (versions 1 and 2 have none: ``(obs_dim,)``), checked against ``obs_dim``: pixels
+    ``(channels, height, width)`` with convolutions, a vector without."""
+    shape = spec.get("obs_shape", [obs_dim])
+    if (
+        not isinstance(shape, list)
+        or len(shape) != (3 if conv else 1)
+        or not all(isinstance(side, int) and not isinstance(side, bool) and side > 0 for side in shape)
+    ):
+        expected = "[channels, height, width] with network.conv" if conv else "[obs_dim]"
+        raise PolicyFileError(f"{source}: 'obs_shape' must be {expected} (positive integers), got {shape!r}")
+    if math.prod(shape) != obs_dim:
+        raise PolicyFileError(
+            f"{source}: 'obs_shape' {shape} holds {math.prod(shape)} values, obs_dim is {obs_dim}"
+        )
+    return tuple(shape)
 
 
 def _field(spec: Mapping[str, Any], name: str, kind: type, source: str) -> Any:

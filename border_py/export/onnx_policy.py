@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ ONNX_FILE = "policy.onnx"
 class OnnxPolicy:
     """A policy written by `border_py.export.export_onnx`, run with onnxruntime on the CPU.
 
-    ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` and returns what
+    ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` (a pixel policy: uint8
+    frames ``obs_shape``, ``(channels, height, width)``, or a batch of them) and returns what
     `border_py.export.NumpyPolicy.act` returns. Needs the ``export`` extra (onnxruntime).
     """
 
@@ -41,10 +43,13 @@ class OnnxPolicy:
         outputs = [o.name for o in self.session.get_outputs()]
         if [i.name for i in inputs] != ["obs"] or "action" not in outputs:
             raise PolicyFileError(f"{file}: not a border_py policy (needs input 'obs' and output 'action')")
-        dim = inputs[0].shape[1]
-        if not isinstance(dim, int):
-            raise PolicyFileError(f"{file}: the observation size is not fixed ({dim!r})")
-        self.obs_dim = dim
+        shape = inputs[0].shape[1:]
+        if not shape or not all(isinstance(side, int) for side in shape):
+            raise PolicyFileError(f"{file}: the observation size is not fixed ({shape!r})")
+        self.obs_shape: tuple[int, ...] = tuple(shape)
+        self.obs_dim = math.prod(shape)
+        self.pixels = inputs[0].type == "tensor(uint8)"
+        """The graph takes uint8 frames (a pixel policy), not float32 vectors."""
         self.discrete = "values" in outputs
         self.file = file
 
@@ -54,13 +59,16 @@ class OnnxPolicy:
         return cls(path)
 
     def _run(self, obs: npt.ArrayLike, output: str) -> tuple[npt.NDArray[Any], bool]:
-        x = np.asarray(obs, dtype=np.float32)
-        single = x.ndim == 1
+        x = np.asarray(obs) if self.pixels else np.asarray(obs, dtype=np.float32)
+        if self.pixels and x.dtype != np.uint8:  # a cast would silently wrap or truncate other values
+            raise ValueError(f"this policy takes uint8 frames, got {x.dtype}")
+        single = x.shape == self.obs_shape
         if single:
             x = x[None]
-        if x.ndim != 2 or x.shape[1] != self.obs_dim:
+        if x.shape[1:] != self.obs_shape:
+            shape = ", ".join(map(str, self.obs_shape))
             raise ValueError(
-                f"observations must be ({self.obs_dim},) or (n, {self.obs_dim}), got shape {np.shape(obs)}"
+                f"observations must be {self.obs_shape} or (n, {shape}), got shape {np.shape(obs)}"
             )
         out: npt.NDArray[Any] = self.session.run([output], {"obs": x})[0]
         return out, single

@@ -18,17 +18,21 @@ from border_py.run.saved import load_agent, saved_model_path
 
 
 def video_env_config(experiment: AnyExperiment) -> Any:
-    """The evaluation env's config, rendering frames.
+    """The evaluation env's config, rendering frames (an Atari game's: as it is, the agent's frames are
+    recorded).
 
     Raises:
-        ValueError: the evaluation env is not a Gymnasium env (``GymEnvConfig``).
+        ValueError: the evaluation env is neither a Gymnasium env (``GymEnvConfig``) nor an Atari game.
     """
-    from border_py.envs import GymEnvConfig
+    from border_py.envs import AtariEnvConfig, GymEnvConfig
 
     env = experiment.eval_env()
+    if isinstance(env, AtariEnvConfig):
+        return env
     if not isinstance(env, GymEnvConfig):
         raise ValueError(
-            f"video records a Gymnasium env (GymEnvConfig); this experiment evaluates on {env!r}"
+            "video records a Gymnasium env (GymEnvConfig) or an Atari game (AtariEnvConfig); this "
+            f"experiment evaluates on {env!r}"
         )
     return attrs.evolve(env, kwargs={**env.kwargs, "render_mode": "rgb_array"})
 
@@ -44,7 +48,14 @@ def record_video(
         FileNotFoundError: the saved model is missing or incomplete.
         ImportError: the ``video`` extra is not installed.
     """
-    from border_py.video import check_video_path, record_episodes, save_video, video_fps
+    from border_py.envs import AtariEnv
+    from border_py.video import (
+        check_video_path,
+        record_atari_episodes,
+        record_episodes,
+        save_video,
+        video_fps,
+    )
 
     if episodes < 1:
         raise ValueError(f"--episodes must be >= 1, got {episodes}")
@@ -56,7 +67,8 @@ def record_video(
         os.environ.setdefault("MUJOCO_GL", "egl")
     with closing(env_config.build(eval_seed(experiment))) as env:
         agent = load_agent(experiment, saved, env)
-        frames, score = record_episodes(env, agent, episodes)
+        record = record_atari_episodes if isinstance(env, AtariEnv) else record_episodes
+        frames, score = record(env, agent, episodes)
         save_video(frames, out, video_fps(env))
     print(f"wrote {out}: {episodes} episode(s), {len(frames)} frames, mean return {score:.1f}")
     return out

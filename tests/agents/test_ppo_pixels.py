@@ -156,3 +156,34 @@ def test_ppo_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
     )
     evaluator = DefaultEvaluatorConfig(n_episodes=5).build(env.build(seed=1))
     assert trainer.train(agent, NullRecorder(), evaluator).best_score >= 9.0
+
+
+def _spread_logits(agent: Ppo, obs: np.ndarray) -> Ppo:
+    """The action head scaled so the frames' logits differ by units: at its orthogonal 0.01 initialisation
+    every random frame picks one action by hundredths, where a wrong export would not show."""
+    head = agent.parts.model.net.action_net
+    with torch.no_grad():
+        logits = agent.parts.model.net.policy(torch.from_numpy(obs))[1]
+        head.bias.sub_(logits.mean(0))
+        scale = 20.0 / float((logits - logits.mean(0)).abs().max())
+        head.weight.mul_(scale)
+        head.bias.mul_(scale)
+    return agent
+
+
+def test_a_pixel_ppo_policy_exports_to_numpy_and_onnx_acting_as_the_agent(tmp_path: Path) -> None:
+    from border_py.export import NumpyPolicy, export_numpy
+
+    obs = _frames(np.random.default_rng(3), 200)
+    agent = _spread_logits(_agent(), obs)
+    agent.eval()
+    expected = np.array([int(a) for a in agent.sample_batch(list(obs))])
+    assert len(set(expected.tolist())) == 3  # every action occurs: the comparison can fail
+    numpy_policy = NumpyPolicy.load(export_numpy(agent, tmp_path / "numpy"))
+    assert (numpy_policy.act(obs) == expected).all()
+    pytest.importorskip("onnxruntime", reason="the export extra (onnxruntime) is not installed")
+    pytest.importorskip("onnxscript", reason="the export extra (onnxscript) is not installed")
+    from border_py.export import OnnxPolicy, export_onnx
+
+    onnx_policy = OnnxPolicy.load(export_onnx(agent, tmp_path / "onnx"))
+    assert (onnx_policy.act(obs) == expected).all()

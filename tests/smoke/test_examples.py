@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from border_py.checkpoint import load_meta
@@ -70,3 +71,36 @@ def test_the_awac_example_fine_tunes_online_from_its_offline_best(
     assert getattr(saved, "init_from", None) == str(run / "best")
     assert run_example("awac_pendulum", ["--eval", "--finetune", "--model-dir", str(run)], monkeypatch) == 0
     assert f"eval of {run / 'finetune' / 'best'}" in capsys.readouterr().out
+
+
+@pytest.mark.smoke
+def test_the_ppo_atari_example_exports_its_pixel_policy_and_records_a_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 55's newcomer path for pixels: after --train (and the eval and resume of the test above),
+    --export writes numpy and ONNX files that act on frame stacks, and --video records a game."""
+    from border_py.export import NumpyPolicy
+
+    example = next(e for e in EXAMPLES if e.module == "ppo_atari")
+    run = tmp_path / "run"
+    assert (
+        run_example(
+            example.module, ["--train", "--model-dir", str(run), *_tiny_flags(example, tmp_path)], monkeypatch
+        )
+        == 0
+    )
+    assert (
+        run_example(example.module, ["--export", str(tmp_path / "out"), "--model-dir", str(run)], monkeypatch)
+        == 0
+    )
+    policy = NumpyPolicy.load(tmp_path / "out")
+    frames = np.zeros((2, 4, 84, 84), np.uint8)
+    assert policy.act(frames).shape == (2,)
+    assert (tmp_path / "out" / "policy.onnx").is_file()
+    video = tmp_path / "pong.gif"
+    assert run_example(example.module, ["--video", str(video), "--model-dir", str(run)], monkeypatch) == 0
+    import imageio.v3 as iio
+
+    game = iio.imread(video)  # the frames the agent saw: 84x84, grayscale as RGB, a whole game of Pong
+    assert game.shape[1:] == (84, 84, 3)
+    assert len(game) > 500

@@ -258,10 +258,10 @@ def _edit_spec(path: Path, **changes: object) -> None:
 
 def test_a_spec_that_disagrees_with_its_weights_is_refused(tmp_path: Path) -> None:
     path = _exported(tmp_path)
-    _edit_spec(path, obs_dim=5)
+    _edit_spec(path, obs_dim=5, obs_shape=[5])
     with pytest.raises(PolicyFileError, match="takes 4 inputs, obs_dim is 5"):
         NumpyPolicy.load(path)
-    _edit_spec(path, obs_dim=4, kind="ppo")
+    _edit_spec(path, obs_dim=4, obs_shape=[4], kind="ppo")
     with pytest.raises(PolicyFileError, match="'kind' must be one of"):
         NumpyPolicy.load(path)
     _edit_spec(path, kind="mlp", action={"type": "discrete", "n": 3})

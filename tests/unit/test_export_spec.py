@@ -1,5 +1,6 @@
 """The exported policy format as docs/export-format.md states it: the page's reference loader
-(examples/numpy_loader.py, plain numpy) acts as `NumpyPolicy` on every agent's ``mlp`` export, and the page
+(examples/numpy_loader.py, plain numpy) acts as `NumpyPolicy` on every agent's ``mlp`` export, pixel
+policies' convolutions included, and the page
 names every key and value the writer emits, so a field cannot be added without the page saying what it
 means."""
 
@@ -23,7 +24,7 @@ from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy
 from border_py.export.numpy_policy import FORMAT, VERSION
 from examples.numpy_loader import load_policy
-from tests.unit import test_export, test_export_mlp
+from tests.unit import test_export, test_export_cnn, test_export_mlp
 from tests.unit.test_export import _assert_close, _observations
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "export-format.md"
@@ -98,6 +99,13 @@ def test_the_reference_loader_acts_as_the_numpy_policy_on_1000_observations(
     _check_same_actions(path, _observations(agent))
 
 
+@pytest.mark.parametrize("name", ["dqn_cnn", "qrdqn_cnn"])
+def test_the_reference_loader_acts_as_the_numpy_policy_on_uint8_frames(name: str, tmp_path: Path) -> None:
+    path = export_numpy(test_export_cnn.AGENTS[name](), tmp_path)
+    assert NumpyPolicy.load(path).conv is not None
+    _check_same_actions(path, test_export_cnn.frames())
+
+
 def test_the_reference_loader_reads_a_policy_whose_output_is_its_action(tmp_path: Path) -> None:
     agent = _RawOutputAgent()
     path = export_numpy(agent, tmp_path)
@@ -123,7 +131,11 @@ def test_every_agent_that_exports_an_mlp_is_checked() -> None:
 def test_the_reference_loader_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     path = export_numpy(test_export.AGENTS["dqn"](), tmp_path / "mlp")
     spec = json.loads((path / "policy.json").read_text())
-    for change in ({"version": 3}, {"format": "other"}, {"action": {**spec["action"], "squash": "sigmoid"}}):
+    for change in (
+        {"version": VERSION + 1},
+        {"format": "other"},
+        {"action": {**spec["action"], "squash": "sigmoid"}},
+    ):
         (path / "policy.json").write_text(json.dumps({**spec, **change}))
         with pytest.raises(ValueError, match="policy"):
             load_policy(path)
@@ -157,6 +169,7 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "dqn_dueling": test_export.AGENTS["dqn_dueling"](),
         "iqn_even": test_export.AGENTS["iqn_even"](),
         "raw_output": _RawOutputAgent(),  # none
+        "dqn_cnn": test_export_cnn.AGENTS["dqn_cnn"](),  # conv, obs_shape of frames
     }
     page = PAGE.read_text()
     found: dict[str, set[str]] = {}
@@ -166,7 +179,19 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         assert spec["version"] == VERSION
         for key in _keys_and_names(spec):
             found.setdefault(key, set()).add(name)
-    assert {"obs_norm", "clip", "squash", "dim", "dueling", "taus", "advantage"} <= set(found)  # all walked
+    walked = {
+        "obs_norm",
+        "clip",
+        "squash",
+        "dim",
+        "dueling",
+        "taus",
+        "advantage",
+        "conv",
+        "stride",
+        "divide_by",
+    }
+    assert walked <= set(found)
     missing = {key: sorted(names) for key, names in found.items() if f"`{key}`" not in page}
     assert missing == {}, f"{PAGE.name} does not name these keys of policy.json (in backquotes)"
     assert f"version {VERSION}" in page.splitlines()[0]

@@ -14,8 +14,8 @@ from border_py.agents.greedy import (
     GreedyNetwork,
     GreedyPolicy,
     MlpParts,
+    conv_parts,
     linear_layers,
-    refuse_encoder,
 )
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import NumpyMlp
@@ -67,17 +67,20 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
 
     def greedy_policy(self) -> GreedyPolicy:
         """The eval-mode policy for export: the argmax of the Q-values, as one MLP, or for a dueling
-        network its shared layers and its value and advantage heads (the ``dqn`` kind).
-
-        Raises:
-            ValueError: the network has a CNN encoder (export writes MLP policies).
-        """
-        refuse_encoder("DQN", self.config.encoder)
+        network its shared layers and its value and advantage heads (the ``dqn`` kind); with the Nature
+        CNN, its convolutions first."""
         net = self.parts.net.net
+        conv = None if net.encoder is None else conv_parts(net.encoder, self.obs_shape)
         if not self.config.dueling:
             layers = linear_layers(net.net)
             return MlpParts(
-                obs_mean=None, obs_std=None, obs_clip=None, layers=layers, activation="relu", head="argmax"
+                obs_mean=None,
+                obs_std=None,
+                obs_clip=None,
+                layers=layers,
+                activation="relu",
+                head="argmax",
+                conv=conv,
             )
         names = ArrayNames()
         network = {
@@ -88,7 +91,9 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         }
         action = {"type": "discrete", "n": self.n_actions}
         module = ArgmaxGreedy(net)
-        return GreedyNetwork(kind="dqn", network=network, weights=names.weights, action=action, module=module)
+        return GreedyNetwork(
+            kind="dqn", network=network, weights=names.weights, action=action, module=module, conv=conv
+        )
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.parts.net.net(obs)

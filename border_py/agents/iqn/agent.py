@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, refuse_encoder
+from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, conv_parts
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -71,13 +71,13 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
 
     def greedy_policy(self) -> GreedyNetwork:
         """The eval-mode policy for export (the ``iqn`` kind): its state, fraction-embedding and head layers
-        and the fixed acting fractions, whose mean quantile the greedy action maximises.
+        and the fixed acting fractions, whose mean quantile the greedy action maximises; with the Nature
+        CNN (the first module of ``psi``), its convolutions first.
 
         Raises:
-            ValueError: the network has a CNN encoder, or it acts on randomly drawn fractions (``act_taus``
-                uniform: no fixed policy to export).
+            ValueError: it acts on randomly drawn fractions (``act_taus`` uniform: no fixed policy to
+                export).
         """
-        refuse_encoder("IQN", self.config.encoder)
         if not isinstance(self.config.act_taus, EvenTaus | FixedTaus):
             raise ValueError(
                 "an IQN policy is exported with deterministic fractions: set act_taus to EvenTaus or "
@@ -93,7 +93,10 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
         }
         module = ArgmaxGreedy(MeanQuantiles(n, taus.to(self.device)))
         action = {"type": "discrete", "n": self.n_actions}
-        return GreedyNetwork(kind="iqn", network=network, weights=names.weights, action=action, module=module)
+        conv = None if self.config.encoder is None else conv_parts(n.psi[0], self.obs_shape)
+        return GreedyNetwork(
+            kind="iqn", network=network, weights=names.weights, action=action, module=module, conv=conv
+        )
 
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)

@@ -14,10 +14,10 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.greedy import MlpParts, f32, linear_layers, refuse_encoder
+from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.on_policy.config import OnPolicyConfig
-from border_py.agents.on_policy.model import ActorCritic, TwinMlp
+from border_py.agents.on_policy.model import ActorCritic, SharedTrunk
 from border_py.agents.on_policy.returns import explained_variance, gae
 from border_py.agents.parts import Trained, seeded
 from border_py.agents.toolkit import torch_device
@@ -292,21 +292,28 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         return Record(record)
 
     def greedy_policy(self) -> MlpParts:
-        """The eval-mode policy for export: observation normalisation (clipped), the policy network, then
-        the argmax of its logits, or its mean action clipped to the box (what the env does to it).
-
-        Raises:
-            ValueError: the network has a CNN encoder.
-        """
-        refuse_encoder(self.name, self.config.encoder)
+        """The eval-mode policy for export: observation normalisation (clipped), the policy network (with
+        an encoder: its convolutions, then the shared layers), then the argmax of its logits, or its mean
+        action clipped to the box (what the env does to it)."""
         body, head = self.parts.model.net.body, self.parts.model.net.action_net
-        assert isinstance(body, TwinMlp)  # no encoder
+        low, high = (None, None) if self.action_bounds is None else self.action_bounds
+        if isinstance(body, SharedTrunk):
+            return MlpParts(
+                obs_mean=None,
+                obs_std=None,
+                obs_clip=None,
+                layers=[*linear_layers(body.layers), *linear_layers(head)],
+                activation=self.config.activation,
+                head="argmax" if self.discrete else "clip_box",
+                low=low,
+                high=high,
+                conv=conv_parts(body.encoder, self.obs_shape),
+            )
         layers = [
             (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
             for w, b in zip(body.weights, body.biases, strict=True)
         ]
         normalise = self.config.normalize_obs
-        low, high = (None, None) if self.action_bounds is None else self.action_bounds
         return MlpParts(
             obs_mean=f32(self.obs_rms.mean) if normalise else None,
             obs_std=f32(np.sqrt(self.obs_rms.var + 1e-8)) if normalise else None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import MlpParts, f32, linear_layers, refuse_encoder
+from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -67,13 +67,9 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: one MLP whose last layer gives the mean quantile of each
         action (its weights and bias averaged over the quantiles: the mean of a linear map is the map of
-        the mean), and the argmax.
-
-        Raises:
-            ValueError: the network has a CNN encoder (export writes MLP policies).
-        """
-        refuse_encoder(self.name, self.config.encoder)
-        *layers, (weight, bias) = linear_layers(self.parts.net.net.net)
+        the mean), and the argmax; with the Nature CNN, its convolutions first."""
+        net = self.parts.net.net
+        *layers, (weight, bias) = linear_layers(net.net)
         n, a = self.config.n_quantiles, self.n_actions
         last = (f32(weight.reshape(-1, n, a).mean(axis=1)), f32(bias.reshape(n, a).mean(axis=0)))
         return MlpParts(
@@ -83,6 +79,7 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
             layers=[*layers, last],
             activation="relu",
             head="argmax",
+            conv=None if net.encoder is None else conv_parts(net.encoder, self.obs_shape),
         )
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
