@@ -129,11 +129,11 @@ class Bookkeeper(Generic[O, A]):
         self.opt_steps_since_record += 1
         self.opt_seconds += opt_seconds
         self.recorder.store(opt_record, self.opt_steps)
-        if config.eval_interval is not None and self.opt_steps % config.eval_interval == 0:
+        if config.eval_every is not None and self.opt_steps % config.eval_every == 0:
             self._evaluate()
         if self.opt_steps % config.record_interval == 0:
             self._record()
-        if config.save_interval is not None and self.opt_steps % config.save_interval == 0:
+        if config.save_every is not None and self.opt_steps % config.save_every == 0:
             self.checkpoint()
 
     def after_skip(self) -> None:
@@ -197,7 +197,7 @@ class Bookkeeper(Generic[O, A]):
         """
         if not interrupted and self.opt_steps_since_record > 0:
             self._record()  # the last records are never lost
-        wanted = interrupted or self.config.save_interval is not None or self._score_reached
+        wanted = interrupted or self.config.save_every is not None or self._score_reached
         if wanted and self.last_checkpoint != self.opt_steps:
             self.checkpoint()
 

@@ -78,8 +78,8 @@ def check_agent_fits(
     Raises:
         ValueError: the message names the fields.
     """
-    if config.eval_interval is not None and evaluator is None:
-        raise ValueError("TrainerConfig.eval_interval is set but train() got no evaluator")
+    if config.eval_every is not None and evaluator is None:
+        raise ValueError(f"{config.eval_field} is set but train() got no evaluator")
     if (
         isinstance(agent, HasBatchSize)
         and isinstance(buffer_config, HasCapacity)
@@ -132,13 +132,21 @@ def check_budget(config: TrainerConfig, evaluating: bool, books: dict[str, Any] 
                 f"trainer.opt_interval ({config.opt_interval}); raise max_env_steps or lower warmup_period"
             )
         reachable = min(reachable, updates)
-    if evaluating and config.eval_interval is not None and reachable < config.eval_interval:
+    every = config.eval_every
+    if evaluating and every is not None and reachable < every:
         raise ValueError(
             f"the budget allows at most {reachable} opt steps (trainer.max_opts {config.max_opts}, "
-            f"trainer.max_env_steps {config.max_env_steps}), fewer than trainer.eval_interval "
-            f"({config.eval_interval}): no evaluation would run and no best/ be saved; "
-            f"{_budget_fix(config, config.eval_interval, int(reachable))}"
+            f"trainer.max_env_steps {config.max_env_steps}), fewer than {config.eval_field} asks "
+            f"({_interval(config, every)}): no evaluation would run and no best/ be saved; "
+            f"{_budget_fix(config, every, int(reachable))}"
         )
+
+
+def _interval(config: TrainerConfig, every: int) -> str:
+    """The evaluation interval ``every`` in opt steps, and in env steps where an opt step is several."""
+    if config.opt_interval == 1:
+        return f"{every} opt steps"
+    return f"{every} opt steps of {config.opt_interval} env steps: {every * config.opt_interval} env steps"
 
 
 def _budget_fix(config: TrainerConfig, eval_interval: int, reachable: int) -> str:
@@ -149,4 +157,8 @@ def _budget_fix(config: TrainerConfig, eval_interval: int, reachable: int) -> st
     else:
         needed = f"trainer.max_env_steps={config.warmup_period + eval_interval * config.opt_interval}"
         needed += f", an opt step every {config.opt_interval} env steps" if config.opt_interval > 1 else ""
-    return f"raise the budget ({needed}) or lower trainer.eval_interval (to {max(1, reachable)} or fewer)"
+    if config.eval_interval_env_steps is not None:
+        lower = f"trainer.eval_interval_env_steps (to {max(1, reachable) * config.opt_interval} or fewer)"
+    else:
+        lower = f"trainer.eval_interval (to {max(1, reachable)} or fewer)"
+    return f"raise the budget ({needed}) or lower {lower}"

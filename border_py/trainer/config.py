@@ -44,11 +44,18 @@ class TrainerConfig:
     """In env steps: no ``agent.opt`` call before this many env steps have filled the buffer."""
     eval_interval: int | None = attrs.field(default=None, validator=_optional_positive)
     """In opt steps: evaluate (and save ``model_dir/best`` on a new best score) every this many; ``None``:
-    never."""
+    never (or every ``eval_interval_env_steps``)."""
+    eval_interval_env_steps: int | None = attrs.field(default=None, validator=_optional_positive)
+    """In env steps, in place of ``eval_interval``: evaluate every this many, rounded up to whole opt steps
+    (``opt_interval`` env steps each: a rollout, for the on-policy regime); online regimes only."""
     record_interval: int = attrs.field(default=100, validator=_positive)
     """In opt steps: flush aggregated records to the recorder every this many."""
     save_interval: int | None = attrs.field(default=None, validator=_optional_positive)
-    """In opt steps: save ``model_dir/<opt_steps>`` every this many; ``None``: never."""
+    """In opt steps: save ``model_dir/<opt_steps>`` every this many; ``None``: never (or every
+    ``save_interval_env_steps``)."""
+    save_interval_env_steps: int | None = attrs.field(default=None, validator=_optional_positive)
+    """In env steps, in place of ``save_interval``: save a checkpoint every this many, rounded up to whole
+    opt steps as ``eval_interval_env_steps`` is; online regimes only."""
     model_dir: str | None = None
     """Directory of ``best/`` and ``<opt_steps>/``; ``None``: save nothing (then ``save_interval`` must be
     ``None``)."""
@@ -70,5 +77,36 @@ class TrainerConfig:
     def __attrs_post_init__(self) -> None:
         if self.max_opts is None and self.max_env_steps is None:
             raise ValueError("set max_opts or max_env_steps (or both): otherwise training never ends")
-        if self.stop_score is not None and self.eval_interval is None:
+        for what in ("eval", "save"):
+            if getattr(self, f"{what}_interval") is not None and getattr(self, f"{what}_interval_env_steps"):
+                raise ValueError(
+                    f"set {what}_interval (in opt steps) or {what}_interval_env_steps (in env steps), "
+                    "not both"
+                )
+        if self.stop_score is not None and self.eval_every is None:
             raise ValueError("stop_score is set but eval_interval is None: no evaluation can reach it")
+
+    def _in_opt_steps(self, env_steps: int | None) -> int | None:
+        return None if env_steps is None else -(-env_steps // self.opt_interval)
+
+    @property
+    def eval_every(self) -> int | None:
+        """In opt steps: the evaluation interval, whichever field set it; ``None``: no evaluation.
+
+        Examples:
+            >>> TrainerConfig(max_opts=99, opt_interval=1024, eval_interval_env_steps=50_000).eval_every
+            49
+        """
+        return self.eval_interval or self._in_opt_steps(self.eval_interval_env_steps)
+
+    @property
+    def save_every(self) -> int | None:
+        """In opt steps: the checkpoint interval, whichever field set it; ``None``: no checkpoints."""
+        return self.save_interval or self._in_opt_steps(self.save_interval_env_steps)
+
+    @property
+    def eval_field(self) -> str:
+        """The field that sets the evaluation interval, for messages: ``trainer.eval_interval`` or
+        ``trainer.eval_interval_env_steps``."""
+        env_steps = self.eval_interval_env_steps is not None
+        return "trainer.eval_interval_env_steps" if env_steps else "trainer.eval_interval"

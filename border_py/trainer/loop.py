@@ -157,7 +157,7 @@ def training_session(settings: RunSettings[Any, Any, Any]) -> Iterator[None]:
     """
     config = settings.config
     if config.model_dir is None:
-        if config.save_interval is not None:
+        if config.save_every is not None:
             raise ValueError("save_interval is set but model_dir is None: there is nowhere to save")
         yield
         return

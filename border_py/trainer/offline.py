@@ -77,6 +77,8 @@ class OfflineTrainer(Generic[D]):
             "max_env_steps": (config.max_env_steps, None),
             "opt_interval": (config.opt_interval, 1),
             "warmup_period": (config.warmup_period, 0),
+            "eval_interval_env_steps": (config.eval_interval_env_steps, None),
+            "save_interval_env_steps": (config.save_interval_env_steps, None),
         }
         for field, (value, expected) in offline_only.items():
             if value != expected:

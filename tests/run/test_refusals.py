@@ -29,7 +29,9 @@ def _main(*args: str) -> int:
         ),
         (
             ["trainer.eval_interval=100"],
-            r"at most 40 opt steps .* fewer than trainer.eval_interval \(100\): no evaluation would run.*"
+            r"at most 40 opt steps .* fewer than trainer.eval_interval asks \(100 opt steps of 2 env steps: "
+            r"200 env steps\): no evaluation "
+            r"would run.*"
             r"raise the budget \(trainer.max_opts=100\) or lower trainer.eval_interval \(to 40 or fewer\)",
         ),
         (  # a budget in env steps over opt steps of several env steps: both units said, a working value
@@ -41,6 +43,17 @@ def _main(*args: str) -> int:
             ],
             r"at most 75 opt steps .*raise the budget \(trainer.max_env_steps=500, an opt step every 4 env "
             r"steps\) or lower trainer.eval_interval \(to 75 or fewer\)",
+        ),
+        (  # PPO's units (issue 51, item 6): an interval in env steps, refused in env steps with both units
+            [
+                "trainer.max_opts=null",
+                "trainer.max_env_steps=400",
+                "trainer.opt_interval=4",
+                "trainer.eval_interval=null",
+                "trainer.eval_interval_env_steps=1000",
+            ],
+            r"at most 75 opt steps .* fewer than trainer.eval_interval_env_steps asks \(250 opt steps of 4 "
+            r"env steps: 1000 env steps\).*lower trainer.eval_interval_env_steps \(to 300 or fewer\)",
         ),
     ],
 )

@@ -108,6 +108,34 @@ def test_episode_records_between_opt_steps_are_kept() -> None:
     assert record["env/episode_return"] == 3.0
 
 
+def test_intervals_in_env_steps_run_at_the_opt_step_that_reaches_them(tmp_path: Path) -> None:
+    """Issue 51, item 6: evaluation and checkpoint intervals said in env steps, rounded up to whole opt
+    steps (here 2 env steps each): every 5 env steps is every 3 opt steps, every 8 every 4."""
+    config = TrainerConfig(
+        max_opts=8,
+        opt_interval=2,
+        eval_interval_env_steps=5,
+        save_interval_env_steps=8,
+        model_dir=str(tmp_path),
+    )
+    assert (config.eval_every, config.save_every) == (3, 4)
+    evaluator = ScriptedEvaluator([1.0, 2.0])
+    counting_trainer(config).train(FakeAgent(), BufferedRecorder(), evaluator)
+    assert evaluator.n_calls == 2  # at opt steps 3 and 6
+    assert count_dirs(tmp_path) == ["4", "8", "best"]
+
+
+def test_an_interval_in_both_units_or_in_env_steps_offline_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"set eval_interval \(in opt steps\) or eval_interval_env_steps"):
+        TrainerConfig(max_opts=4, eval_interval=2, eval_interval_env_steps=100)
+    with pytest.raises(ValueError, match=r"set save_interval \(in opt steps\) or save_interval_env_steps"):
+        TrainerConfig(max_opts=4, save_interval=2, save_interval_env_steps=100)
+    from border_py.trainer.offline import OfflineTrainer
+
+    with pytest.raises(ValueError, match="eval_interval_env_steps is 100, but offline training takes no env"):
+        OfflineTrainer(TrainerConfig(max_opts=4, eval_interval_env_steps=100), None)  # type: ignore[arg-type]
+
+
 def test_nothing_is_saved_without_model_dir() -> None:
     agent = FakeAgent()
     counting_trainer(TrainerConfig(max_opts=4, eval_interval=1)).train(
