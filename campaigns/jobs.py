@@ -18,7 +18,8 @@ from border_py.run import zoo
 
 @attrs.frozen
 class Published:
-    """A published result: RL Zoo's benchmark table (rl-baselines3-zoo ``benchmark.md``, 1M env steps)."""
+    """A published result: RL Zoo's benchmark table (rl-baselines3-zoo ``benchmark.md``; 1M env steps on
+    MuJoCo, 10M agent steps on Atari)."""
 
     env_id: str
     """The env the number is for (RL Zoo's table has v3 and v4 rows, no v5)."""
@@ -32,7 +33,8 @@ class Job:
 
     name: str
     campaign: str
-    """``reference`` (docs/results.md) or ``mujoco`` (docs/mujoco.md)."""
+    """``reference`` (docs/results.md), ``mujoco`` (docs/mujoco.md) or ``atari`` (docs/results.md's Atari
+    section)."""
     algo: str
     env_id: str
     variant: str | None = None
@@ -104,9 +106,23 @@ JOBS: tuple[Job, ...] = (
 )
 
 
+ATARI = (
+    # Pong first: the issue's target. RL Zoo's rows are at 10M agent steps (40M frames) with a stochastic
+    # evaluation; the runs here stop at 10M frames (PPO) and 2M agent steps (DQN, IQN: 8M frames).
+    Job("ppo_pong", "atari", "ppo", "ALE/Pong-v5", seeds=(0,), threshold=18.0,
+        published=Published("PongNoFrameskip-v4", 20.989, 0.105)),
+    Job("dqn_pong", "atari", "dqn", "ALE/Pong-v5", seeds=(0,), threshold=0.0,
+        published=Published("PongNoFrameskip-v4", 20.602, 0.613)),
+    Job("ppo_breakout", "atari", "ppo", "ALE/Breakout-v5", seeds=(0,),
+        published=Published("BreakoutNoFrameskip-v4", 398.033, 33.328)),
+    Job("iqn_pong", "atari", "iqn", "ALE/Pong-v5", seeds=(0,), threshold=0.0),
+)  # fmt: skip
+"""The Atari runs (issue 55), each beside RL Zoo's benchmark row where it has one."""
+
+
 def jobs(campaign: str, algo: str | None = None) -> list[Job]:
     """The campaign's jobs (of ``algo`` alone, if given), in the list's order."""
-    return [j for j in JOBS if j.campaign == campaign and algo in (None, j.algo)]
+    return [j for j in (*JOBS, *ATARI) if j.campaign == campaign and algo in (None, j.algo)]
 
 
 def job(name: str) -> Job:
@@ -115,7 +131,7 @@ def job(name: str) -> Job:
     Raises:
         KeyError: there is none (the known ones are listed).
     """
-    found = {j.name: j for j in JOBS}
+    found = {j.name: j for j in (*JOBS, *ATARI)}
     if name not in found:
         raise KeyError(f"no job {name!r}: give one of {sorted(found)}")
     return found[name]

@@ -41,12 +41,18 @@ class SeedRun:
     """``--set`` overrides for a run from scratch (a smoke test's tiny budget); none for the campaign."""
 
     def finished(self) -> bool:
-        """Whether the run's newest checkpoint is at its env-step budget."""
+        """Whether the run's newest checkpoint is at its budget (env steps or opt steps)."""
         run_dir = RunDir(self.model_dir)
         if run_dir.resume_point() is None:
             return False
-        budget = run_dir.read_config().trainer.max_env_steps
-        return budget is not None and run_dir.last_result().env_steps >= budget
+        trainer, result = run_dir.read_config().trainer, run_dir.last_result()
+        return any(
+            budget is not None and done >= budget
+            for budget, done in (
+                (trainer.max_env_steps, result.env_steps),
+                (trainer.max_opts, result.opt_steps),
+            )
+        )
 
     def argv(self) -> list[str]:
         """The ``border-py`` command that carries the run on: resume from the newest checkpoint, or train

@@ -99,3 +99,29 @@ def test_every_job_is_a_zoo_entry_and_names_are_unique() -> None:
     for j in JOBS:
         assert zoo.entry(j.algo, j.env_id, j.variant).tuned, j.name
         assert (j.threshold is None) != (j.published is None), j.name  # compared with one or the other
+
+
+def test_the_atari_runs_are_zoo_entries_in_their_game_directories(tmp_path: Path) -> None:
+    from campaigns import atari
+
+    runs = atari.seed_runs(tmp_path)
+    where = [r.model_dir.relative_to(tmp_path).as_posix() for r in runs]
+    assert where == ["ppo/pong/seed0", "dqn/pong/seed0", "ppo/breakout/seed0", "iqn/pong/seed0"]
+    for r in runs:
+        assert zoo.entry(r.job.algo, r.job.env_id, None).tuned, r.job.name
+    with pytest.raises(ValueError, match="no Atari job"):
+        atari.seed_runs(tmp_path, ["ppo_pongg"])
+
+
+def test_a_run_whose_budget_is_in_opt_steps_is_finished_at_it(tmp_path: Path) -> None:
+    """DQN's Pong entry stops at max_opts (its max_env_steps is null): the campaign must not resume it
+    for ever."""
+    from campaigns.jobs import Job
+    from campaigns.mujoco import SeedRun
+
+    tiny = ("trainer.max_opts=20", "trainer.max_env_steps=null", "trainer.warmup_period=32",
+            "trainer.save_interval=10", "trainer.eval_interval=null")  # fmt: skip
+    job = SeedRun(Job("dqn_tiny", "atari", "dqn", "CartPole-v1"), 0, tmp_path / "dqn" / "seed0", tiny)
+    assert not job.finished()
+    assert run([job], tmp_path, n_jobs=1) == 0
+    assert job.finished()
