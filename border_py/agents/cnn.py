@@ -1,34 +1,10 @@
-"""The Nature CNN (Mnih et al., 2015): pixel features for DQN and IQN."""
+"""The Nature CNN (Mnih et al., 2015): pixel features for DQN, QR-DQN, IQN, PPO and A2C. Its config,
+which builds it, is `border_py.agents.cnn_config.NatureCnnConfig` (no torch there)."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-import attrs
 import torch
 from torch import nn
-
-
-@attrs.frozen(kw_only=True)
-class NatureCnnConfig:
-    """The Nature DQN's convolutions: 32 8x8 filters of stride 4, 64 4x4 of stride 2, 64 3x3 of stride 1,
-    each followed by a ReLU, flattened (3,136 features for 84x84 frames). The agent's ``hidden`` layers
-    follow (Nature: one of 512 units).
-
-    Examples:
-        >>> NatureCnnConfig().build((4, 84, 84)).out_features
-        3136
-    """
-
-    kind: Literal["nature_cnn"] = "nature_cnn"
-
-    def build(self, obs_shape: tuple[int, ...]) -> NatureCnn:
-        """The convolutions for observations of ``obs_shape`` ``(channels, height, width)``.
-
-        Raises:
-            ValueError: ``obs_shape`` is not 3-d, or its frames are smaller than the filters cover.
-        """
-        return NatureCnn(obs_shape)
 
 
 class NatureCnn(nn.Module):

@@ -1,48 +1,24 @@
-"""Exploration for discrete actions (shared by DQN and IQN): configs and explorers, each seeded with its
-own RNG. Eval mode never explores; these are used only for actions sampled in train mode."""
+"""Exploration for discrete actions (shared by DQN, QR-DQN and IQN): the explorers, each seeded with its
+own RNG, and their configs (`border_py.agents.explorer_config`). Eval mode never explores; these are used
+only for actions sampled in train mode."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
-import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.config import positive_finite, unit_interval
+# The configs live in a torch-free module (an agent's config names them); offered here with the explorers.
+from border_py.agents.explorer_config import EpsilonGreedyConfig as EpsilonGreedyConfig
+from border_py.agents.explorer_config import SoftmaxConfig as SoftmaxConfig
 
 QValues = Callable[[], torch.Tensor | npt.NDArray[np.float32]]
 """Q-values for an explorer, made only when it needs them: a tensor, or an array (numpy acting). Both
 argmaxes return the first largest value (the first NaN, if any)."""
-
-
-@attrs.frozen(kw_only=True)
-class EpsilonGreedyConfig:
-    """Epsilon-greedy exploration with a linear schedule.
-
-    Epsilon goes linearly from ``eps_start`` to ``eps_final`` over ``final_step`` actions sampled in train
-    mode (one per env step), then stays at ``eps_final``. Eval mode never explores.
-    """
-
-    kind: Literal["epsilon_greedy"] = "epsilon_greedy"
-    eps_start: float = attrs.field(default=1.0, validator=unit_interval)
-    """Probability of a random action at the first env step."""
-    eps_final: float = attrs.field(default=0.05, validator=unit_interval)
-    """Probability of a random action from ``final_step`` on."""
-    final_step: int = attrs.field(default=10_000, validator=attrs.validators.ge(0))
-    """In env steps (actions sampled in train mode): where the linear schedule ends."""
-
-
-@attrs.frozen(kw_only=True)
-class SoftmaxConfig:
-    """Boltzmann exploration: sample an action with probability ``softmax(q / temperature)``."""
-
-    kind: Literal["softmax"] = "softmax"
-    temperature: float = attrs.field(default=1.0, validator=positive_finite)
-    """In Q-value units: higher is more random."""
 
 
 class EpsilonGreedy:

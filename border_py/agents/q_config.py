@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import attrs
 
-from border_py.agents.cnn import NatureCnnConfig
-from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
-from border_py.agents.toolkit import device_name
+from border_py.agents.cnn_config import NatureCnnConfig
+from border_py.agents.devices import device_name
+from border_py.agents.explorer_config import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.config import positive_finite
 
 __all__ = ["DeepQConfig"]

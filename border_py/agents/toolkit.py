@@ -14,19 +14,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 import torch
 from torch import nn
 
-# The checkpoint files and the critic ensemble are their own modules; the toolkit offers them with the rest.
+# The checkpoint files, the device validator (torch-free, for the configs) and the critic ensemble are
+# their own modules; the toolkit offers them with the rest.
 from border_py.agents.checkpoint_files import load_modules as load_modules
 from border_py.agents.checkpoint_files import load_optimizer as load_optimizer
 from border_py.agents.checkpoint_files import load_state_arrays as load_state_arrays
 from border_py.agents.checkpoint_files import save_modules as save_modules
 from border_py.agents.checkpoint_files import state_arrays as state_arrays
+from border_py.agents.devices import DEVICE_TYPES
+from border_py.agents.devices import device_name as device_name
 from border_py.agents.ensemble import CriticEnsemble as CriticEnsemble
 from border_py.numpy_mlp import Mlp
 
@@ -73,24 +76,6 @@ class TrainEvalMode:
         return self._train
 
 
-_DEVICE_TYPES = ("cpu", "cuda")
-"""The devices border_py's agents are built and tested for (``meta``, ``mps``, ``xpu`` are refused)."""
-
-
-def device_name(instance: object, attribute: Any, value: str) -> None:
-    """attrs validator of a config's ``device`` field: a torch device name (``cpu``, ``cuda``, ``cuda:1``).
-    Whether the device exists is checked when the agent is built (`torch_device`), so a config
-    written on a GPU machine still loads on a CPU one."""
-    try:
-        device = torch.device(value)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"'{attribute.name}' is not a torch device: {value!r}") from exc
-    if device.type not in _DEVICE_TYPES:
-        raise ValueError(
-            f"'{attribute.name}' {value!r}: border_py's agents run on 'cpu' and 'cuda' (or 'cuda:N') only"
-        )
-
-
 def torch_device(name: str) -> torch.device:
     """The torch device ``name`` (``cpu``, ``cuda``, ``cuda:1``), checked to exist on this machine.
 
@@ -105,7 +90,7 @@ def torch_device(name: str) -> torch.device:
         device = torch.device(name)
     except RuntimeError as exc:
         raise ValueError(f"device {name!r} is not a torch device: {exc}") from exc
-    if device.type not in _DEVICE_TYPES:
+    if device.type not in DEVICE_TYPES:
         raise ValueError(f"device {name!r}: border_py's agents run on 'cpu' and 'cuda' (or 'cuda:N') only")
     if device.type == "cuda":
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -13,17 +13,19 @@ from __future__ import annotations
 import math
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from border_py.replay_buffer.frame_file import load_frame_buffer, save_frame_buffer
 from border_py.replay_buffer.simple import BUFFER_FILE, PerConfig
 from border_py.replay_buffer.sum_tree import SumTree
 from border_py.replay_buffer.transition import FrameTransition, TransitionBatch
+
+if TYPE_CHECKING:
+    import torch
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -228,6 +230,8 @@ class FrameReplayBuffer:
     def _stacks(self, rows: npt.NDArray[np.int64], ahead: npt.NDArray[np.int64]) -> torch.Tensor:
         """The stacks ``(n, stack, h, w)`` of the observations ``ahead`` slots after ``rows``; frames
         before the episode start read the zero row."""
+        import torch  # on the first batch (see `border_py.replay_buffer`)
+
         assert self._frames is not None
         lane, stack = self._lane, self.config.stack
         back = np.minimum(self._back[rows].astype(np.int64) + ahead, stack - 1)
@@ -266,6 +270,8 @@ class FrameReplayBuffer:
         Raises:
             ValueError: a row is not sampleable.
         """
+        import torch  # on the first batch (see `border_py.replay_buffer`)
+
         assert self._act is not None
         if not self._valid[rows].all():
             raise ValueError(f"rows {rows[~self._valid[rows]]} hold no sampleable transition")
@@ -308,6 +314,8 @@ class FrameReplayBuffer:
         return rows
 
     def _prioritized(self, size: int) -> tuple[npt.NDArray[np.int64], torch.Tensor]:
+        import torch  # on the first batch (see `border_py.replay_buffer`)
+
         assert self._tree is not None
         assert self.config.per is not None
         total = self._tree.total()

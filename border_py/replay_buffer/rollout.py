@@ -21,16 +21,18 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from border_py.checkpoint import open_saved
 from border_py.replay_buffer.storage import TransitionStorage
 from border_py.replay_buffer.transition import Transition
+
+if TYPE_CHECKING:
+    import torch
 
 ROLLOUT_FILE = "rollout_buffer.npz"
 
@@ -176,6 +178,8 @@ class RolloutBuffer:
                 transitions are not one step of every sub-env at a time (a step processor that emits
                 other than one transition per step).
         """
+        import torch  # on the first batch (see `border_py.replay_buffer`)
+
         n_steps, num_envs = self.config.n_steps, self.config.num_envs
         if size != n_steps * num_envs or self._len != size or self._storage is None:
             raise ValueError(

@@ -6,18 +6,20 @@ import json
 import math
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from border_py.checkpoint import open_saved
 from border_py.config import finite, positive_finite
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.sum_tree import SumTree
 from border_py.replay_buffer.transition import Transition, TransitionBatch
+
+if TYPE_CHECKING:
+    import torch
 
 _positive = attrs.validators.gt(0)
 
@@ -151,6 +153,8 @@ class SimpleReplayBuffer:
         return per.beta_0 + frac * (per.beta_final - per.beta_0)
 
     def _sample_prioritized(self, size: int) -> tuple[npt.NDArray[np.int64], torch.Tensor]:
+        import torch  # on the first batch (see `border_py.replay_buffer`)
+
         assert self._tree is not None
         total = self._tree.total()
         # Stratified: one uniform draw in each of `size` equal segments of [0, total).

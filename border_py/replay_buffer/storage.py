@@ -4,14 +4,16 @@ the datasets (fixed)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import torch
 
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import Transition, TransitionBatch
+
+if TYPE_CHECKING:
+    import torch
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -137,6 +139,8 @@ class TransitionStorage:
 
     def gather(self, ix: npt.NDArray[np.int64], weight: torch.Tensor | None = None) -> TransitionBatch:
         """The rows ``ix`` as a batch of tensors that share memory with no further copy."""
+        import torch  # on the first batch (see `border_py.replay_buffer`)
+
         # ``take(ix, axis=0)``, not ``a[ix]``: the same rows, without numpy's general fancy-indexing
         # machinery (benchmarks/RESULTS.md has the measured gain). The scalar columns come out as strided
         # views of one gathered array.

@@ -3,12 +3,14 @@ batch the replay buffers return (`TransitionBatch`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 import numpy.typing as npt
-import torch
+
+if TYPE_CHECKING:  # the fields are tensors; this module imports no torch (see `border_py.replay_buffer`)
+    import torch
 
 
 # slots=False: built faster (one per env step; see `Step`), and a buffer copies it into its columns.

@@ -1,9 +1,12 @@
 """The run layer is light and leaves the process as it found it: the CLI's help, the zoo's listing and its
-refusals of bad arguments import no torch, an experiment imports neither torch nor the CLI, and a command
-or a run puts ``sys.path`` and ``warnings.showwarning`` back as they were."""
+refusals of bad arguments (a refused ``--set`` too) import no torch, an experiment imports neither torch
+nor the CLI (every zoo entry is read and checked without it), and a command or a run puts ``sys.path`` and
+``warnings.showwarning`` back as they were."""
 
 from __future__ import annotations
 
+import importlib
+import json
 import subprocess
 import sys
 import threading
@@ -13,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from border_py.run import zoo
 from border_py.run.cli import main
 from border_py.run.commands import TrainOptions, _held_back
 
@@ -46,6 +50,8 @@ def _loaded_at_exit(argv: list[str], watched: tuple[str, ...] = ("torch",)) -> t
         (["datasets", "--help"], 0),
         (["train", "nosuch", "--env", "CartPole-v1"], 2),  # an unknown algorithm
         (["train", "--env", "CartPole-v1"], 2),  # no algorithm
+        (["train", "dqn", "--env", "CartPole-v1", "--set", "agent.lr=abc"], 2),  # every config read
+        (["train", "ppo", "--env", "CartPole-v1", "--set", "agent.device=tpu"], 2),  # the device's syntax
     ],
 )
 def test_the_cli_says_its_help_lists_the_zoo_and_refuses_bad_arguments_without_torch(
@@ -68,13 +74,51 @@ def test_an_experiment_imports_neither_torch_nor_the_cli() -> None:
     assert done.stdout.strip() == "[]"
 
 
+_EVERY_ZOO_ENTRY = """
+import json, sys
+from border_py.run import zoo
+algos = [
+    zoo.experiment(algo, env_id, variant=variant).algo
+    for algo in zoo.algorithms()
+    for env_id, variants in zoo.listing(algo).items()
+    for variant in (None, *variants)
+]
+imported = [
+    m for m in sorted(sys.modules)
+    if m == "torch" or m.startswith("border_py.agents.") and m.endswith(".agent")  # an agent's module
+]
+print(json.dumps({"entries": len(algos), "algos": sorted(set(algos)), "imported": imported}))
+"""
+
+
+def test_every_zoo_entry_is_read_and_checked_without_torch() -> None:
+    """Every entry and variant of the zoo, each of its configs made and validated and its step processor
+    checked against its buffer, with neither torch nor an agent's module imported (torch comes with the
+    agent when one is built)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _EVERY_ZOO_ENTRY], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["imported"] == []
+    assert found["algos"] == zoo.algorithms()
+    assert found["entries"] > len(found["algos"])
+
+
+_AGENT_PACKAGES = ("a2c", "awac", "bc", "cql", "crossq", "dqn", "iql", "iqn", "on_policy", "ppo", "qrdqn",
+                   "sac", "td3", "td3bc", "tqc")  # fmt: skip
+
+
 def test_the_package_faces_still_give_every_name() -> None:
+    import border_py.agents
     import border_py.distributed
     import border_py.recorders
     import border_py.run
     import border_py.trainer
 
-    for face in (border_py.run, border_py.trainer, border_py.distributed, border_py.recorders):
+    agents = [importlib.import_module(f"border_py.agents.{name}") for name in _AGENT_PACKAGES]
+    faces = (border_py.run, border_py.trainer, border_py.distributed, border_py.recorders, border_py.agents)
+    for face in (*faces, *agents):
         assert set(face.__all__) <= set(dir(face))
         for name in face.__all__:
             assert getattr(face, name) is not None, f"{face.__name__}.{name}"

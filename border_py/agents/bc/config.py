@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Literal
 
 import attrs
 
-from border_py.agents.offline_base import ObsStats
 from border_py.base.spaces import Spaces
 
 if TYPE_CHECKING:
     from border_py.agents.bc.agent import Bc
+    from border_py.agents.offline_base import ObsStats
 
-from border_py.agents.toolkit import device_name
+from border_py.agents.devices import device_name
 from border_py.config import layer_sizes, positive_finite
 
 

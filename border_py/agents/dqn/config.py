@@ -11,7 +11,7 @@ from border_py.base.spaces import Spaces
 if TYPE_CHECKING:
     from border_py.agents.dqn.agent import Dqn
 
-from border_py.agents.explorers import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.explorer_config import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.q_config import DeepQConfig
 from border_py.config import layer_sizes
 

@@ -7,8 +7,8 @@ from typing import Literal
 
 import attrs
 
-from border_py.agents.cnn import NatureCnnConfig
-from border_py.agents.toolkit import device_name
+from border_py.agents.cnn_config import NatureCnnConfig
+from border_py.agents.devices import device_name
 from border_py.config import finite, layer_sizes, positive_finite, unit_interval
 
 _DEFAULT_MAX_GRAD_NORM: float | None = 0.5

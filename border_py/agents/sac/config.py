@@ -11,7 +11,7 @@ from border_py.base.spaces import Spaces
 if TYPE_CHECKING:
     from border_py.agents.sac.agent import Sac
 
-from border_py.agents.toolkit import device_name
+from border_py.agents.devices import device_name
 from border_py.config import finite, layer_sizes, positive_finite
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 import attrs
 
-from border_py.agents.toolkit import device_name
+from border_py.agents.devices import device_name
 from border_py.base.spaces import Spaces
 from border_py.config import layer_sizes, positive_finite
 
