@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 SRC    := border_py tests examples benchmarks campaigns docs/hooks
 MODEL_DIR ?= runs/dqn/CartPole-v1/seed0
 
-.PHONY: install demo wheel-check test test-integration test-slow test-atari test-cuda datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
+.PHONY: install demo wheel-check test test-integration test-fuzz test-slow test-atari test-cuda datasets datasets-hopper results results-mujoco docs docs-serve docs-check bench bench-quick bench-distributed two-nodes check lint format typecheck clean
 
 install: $(STAMP)
 
@@ -42,7 +42,12 @@ test: $(STAMP)
 # budget, short learning runs, a real MLflow server, a local Ray, Optuna, kill tests. A whole test file per
 # worker: the Ray and MLflow tests keep one session each.
 test-integration: $(STAMP)
-	$(PY) -m pytest -q -n 2 --dist loadfile -m "integration and not slow and not atari and not browser and not cuda"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "integration and not slow and not atari and not browser and not cuda and not fuzz_long"
+
+# The fuzz targets' long budget (about 10 minutes on 2 cores): thousands of new random inputs per parser and
+# loader a user or a model directory reaches (tests/fuzz); the integration tier runs a short fixed budget.
+test-fuzz: $(STAMP)
+	$(PY) -m pytest -q -rP -m fuzz_long tests/fuzz
 
 # The issue targets (about 30 minutes on 2 cores): DQN, 3-step DQN, IQN and SAC over seeds 0-2.
 test-slow: $(STAMP)

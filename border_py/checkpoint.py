@@ -333,8 +333,9 @@ def load_meta(path: Path) -> dict[str, Any]:
 
     Raises:
         FileNotFoundError: ``path`` holds no ``meta.yaml`` (not a complete saved model).
-        CheckpointError: the file is unreadable, not a YAML mapping, or lacks a field every ``meta.yaml``
-            has (truncated, or written by an older border_py).
+        CheckpointError: the file is unreadable, not a YAML mapping, lacks a field every ``meta.yaml``
+            has (truncated, or written by an older border_py), or lists a file that is not a name inside
+            ``path``.
     """
     meta_path = path / META_FILE
     if not meta_path.is_file() and not meta_path.is_symlink():
@@ -352,4 +353,10 @@ def load_meta(path: Path) -> dict[str, Any]:
             f"{meta_path} is incomplete (no {missing or ['files']}): truncated, or written by an older "
             "border_py"
         )
+    # Names inside the saved model, as a save writes them; 255 is the longest name Linux and macOS take
+    # (a longer one was an OSError naming no meta.yaml, from every command looking for a checkpoint).
+    for name in data["files"]:
+        rel = Path(name) if isinstance(name, str) and name and "\x00" not in name else None
+        if rel is None or rel.is_absolute() or any(p == ".." or len(p) > 255 for p in rel.parts):
+            raise CheckpointError(f"{meta_path}: files lists {name!r:.80}, not a file name inside {path}")
     return data

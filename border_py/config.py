@@ -35,7 +35,8 @@ the parser's recursion."""
 
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing aliases (a few hundred bytes of them expand to gigabytes), nesting
-    deeper than `MAX_YAML_DEPTH` and a key given twice in one mapping (the last would win silently)."""
+    deeper than `MAX_YAML_DEPTH`, a key given twice in one mapping (the last would win silently) and a key
+    that is not text."""
 
     _depth = 0
 
@@ -59,6 +60,10 @@ def _no_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool =
     seen: set[object] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, str):  # 1, null, [a]: no field has such a name, and sorting them fails
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r:.40} is not text: keys are names", key_node.start_mark
+            )
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"the key {key!r} is given twice", key_node.start_mark

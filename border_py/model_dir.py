@@ -74,19 +74,18 @@ class ModelDir:
                 yield self
             except BaseException:
                 if new_lock:  # a run refused at its checks leaves nothing behind (removed under the lock)
-                    self._remove_if_only_the_lock(created)
+                    self._remove_lock_and_folders(created)
                 raise
 
-    def _remove_if_only_the_lock(self, created: list[Path]) -> None:
-        """Removes the lock, then the folders this hold created (``runs/dqn/CartPole-v1/seed0`` and the
-        ones above it that were missing), if nothing else was put there."""
-        lock = self.path / LOCK_FILE
-        if [entry.name for entry in self.path.iterdir()] == [LOCK_FILE]:
-            lock.unlink()
-            for folder in created:
-                if any(folder.iterdir()):
-                    break
-                folder.rmdir()
+    def _remove_lock_and_folders(self, created: list[Path]) -> None:
+        """Removes the lock this hold created, also from a directory that holds the user's own files, then
+        the folders it created (``runs/dqn/CartPole-v1/seed0`` and the ones above it that were missing)
+        while they are empty."""
+        (self.path / LOCK_FILE).unlink(missing_ok=True)
+        for folder in created:
+            if any(folder.iterdir()):
+                break
+            folder.rmdir()
 
     def saved_runs(self) -> list[str]:
         """What an earlier run saved here: ``best/`` and the numbered checkpoints (complete or not)."""

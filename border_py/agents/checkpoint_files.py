@@ -58,6 +58,8 @@ def load_modules(
         FileNotFoundError: a file is missing (the message names it).
         ValueError: a file is unreadable or does not match the module it is loaded into (the message names
             the file).
+        CheckpointError: a file holds a NaN or an infinity in a floating tensor (the message names the file
+            and the tensor).
     """
     for name in [*modules, "state.pt"]:
         if not (path / name).is_file():
@@ -84,6 +86,8 @@ def load_modules(
         raise ValueError(f"{path / 'state.pt'} does not match this {agent}: it lacks {missing}")
     for name, module in modules.items():
         _check_matches(path / name, states[name], module, agent)
+    for file, state in [*((path / name, states[name]) for name in modules), (path / "state.pt", extra)]:
+        _check_finite(file, state)
     for name, module in modules.items():
         module.load_state_dict(states[name])
     return extra
@@ -131,6 +135,31 @@ def _check_matches(file: Path, state: Any, module: nn.Module, agent: str) -> Non
                 f"{file} does not match this {agent}'s network: {key} has shape {shape}, "
                 f"the network's is {tuple(value.shape)}"
             )
+
+
+def _check_finite(file: Path, state: Any) -> None:
+    """Refuses a file holding a floating tensor with a NaN or an infinity (weights, optimiser moments):
+    torch loads such a file without a word, and the agent would then act and learn on NaN. Walked with a
+    stack and a set of containers seen, not recursion: a hostile pickle may nest its containers deeper
+    than Python's recursion limit, or put a list inside itself."""
+    pending: list[tuple[str, Any]] = [("", state)]
+    seen: set[int] = set()
+    while pending:
+        key, value = pending.pop()
+        if isinstance(value, torch.Tensor):
+            finite = torch.isfinite(value) if value.is_floating_point() else None
+            if finite is not None and not bool(finite.all()):
+                raise CheckpointError(
+                    f"{file}: the tensor {key or '(the whole file)'} holds {int((~finite).sum())} non-finite "
+                    f"values (NaN or infinity) of {value.numel()}: the run diverged before this save; load "
+                    "an earlier one"
+                )
+        elif isinstance(value, Mapping | list | tuple) and id(value) not in seen:
+            seen.add(id(value))
+            items = list(value.items() if isinstance(value, Mapping) else enumerate(value))
+            pending.extend(
+                (f"{key}.{k}" if key else str(k), v) for k, v in reversed(items)
+            )  # first named first
 
 
 def _load_error(file: Path, exc: Exception) -> str:

@@ -10,7 +10,7 @@ other processes).
 from border_py.base.agent import Agent
 from border_py.base.batch import TransitionBatchLike
 from border_py.base.builder import AgentBuilder, Builder, SeededBuilder
-from border_py.base.env import AnyEnv, Env, VecEnv
+from border_py.base.env import AnyEnv, Env, RewindableVecEnv, VecEnv
 from border_py.base.evaluator import Evaluator
 from border_py.base.policy import BatchPolicy, Policy
 from border_py.base.recorder import Recorder
@@ -35,6 +35,7 @@ __all__ = [
     "Policy",
     "Recorder",
     "ReplayBuffer",
+    "RewindableVecEnv",
     "SeededBuilder",
     "Spaces",
     "Step",

@@ -78,7 +78,7 @@ class VecEnv(Protocol[O_co, A]):
     final observation and ``init_obs`` the first of the next episode (a *same-step* reset). ``records``
     holds one record per episode that ended in this step.
 
-    A vector env does not rewind its sub-envs' episodes: a resumed run starts new episodes.
+    A resumed run starts new episodes in its sub-envs, unless it is a `RewindableVecEnv`.
     """
 
     @property
@@ -97,6 +97,36 @@ class VecEnv(Protocol[O_co, A]):
 
     def close(self) -> None:
         """Releases the envs' resources."""
+        ...
+
+
+@runtime_checkable
+class RewindableVecEnv(VecEnv[O_co, A], Protocol[O_co, A]):
+    """A vector env that can start its sub-envs' current episodes again, for an exact resume. The
+    sampler keeps each sub-env's actions since its episode started, and:
+
+        state = env.episode_start_state()             # saved with the checkpoint, with the actions
+        ...
+        replayed = env.restart_episodes(state, actions)    # in the resumed process
+        for first_obs, steps in replayed: ...         # each sub-env's episode again, step by step
+    """
+
+    @property
+    def can_rewind(self) -> bool:
+        """Whether `restart_episodes` can (the sampler keeps no actions for an env that cannot)."""
+        ...
+
+    def episode_start_state(self) -> Any:
+        """How each sub-env's current episode started and the env's own counters, as plain data and numpy
+        arrays of numbers (it is saved in a checkpoint's JSON trainer state)."""
+        ...
+
+    def restart_episodes(
+        self, state: Any, actions: Sequence[Sequence[A]]
+    ) -> Sequence[tuple[O_co, Sequence[Step[O_co, A]]]]:
+        """Starts each sub-env's episode of ``state`` again and takes ``actions[i]`` in sub-env ``i``;
+        returns, per sub-env, the episode's first observation and the replayed steps (stopping after one
+        that ends the episode)."""
         ...
 
 

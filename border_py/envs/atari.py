@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from border_py.base.step import Step
 from border_py.envs.checks import checked_action
+from border_py.envs.episode_start import checked_rng_state, checked_start
 from border_py.envs.gymnasium import Act, SpaceInfo
 from border_py.record import Record
 
@@ -223,12 +224,10 @@ class AtariEnv(SpaceInfo):
         Raises:
             ValueError: ``state`` is not what `episode_start_state` returns.
         """
-        try:
-            seed, env_steps = state["seed"], int(state["env_steps"])
-            self.action_space.np_random.bit_generator.state = state["action_space"]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{self.name}: not a saved episode start: {exc!r}") from exc
-        self.seed = self.seed if seed is None else int(seed)
+        actions = self.action_space.np_random.bit_generator
+        seed, env_steps = checked_start(state, self.name, ("action_space",))
+        actions.state = checked_rng_state(actions, state["action_space"], "action_space", self.name)
+        self.seed = self.seed if seed is None else seed
         self._seeded = seed is None
         self._env_steps = env_steps
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -12,7 +12,9 @@ import numpy.typing as npt
 
 from border_py.base.step import Step
 from border_py.envs.checks import checked_box_actions, checked_obs, supported_spaces
+from border_py.envs.episode_start import checked_start
 from border_py.envs.gymnasium import Act, GymEnvConfig, Obs, SpaceInfo, make_gym
+from border_py.envs.rewind import ORDER, REPLAY, START, Replayed, record_episode_starts
 from border_py.record import Record
 
 
@@ -60,7 +62,8 @@ class GymVecEnvConfig:
         )
 
     def build(self, seed: int) -> GymVecEnv:
-        """Makes the vector env; sub-env ``i``'s first reset is seeded with ``seed + i``."""
+        """Makes the vector env; sub-env ``i``'s first reset is seeded with ``seed + i``. Its sub-envs
+        note how each episode starts (`record_episode_starts`), so a resumed run replays them."""
         env = make_gym(
             self.name,
             self.kwargs,
@@ -68,6 +71,7 @@ class GymVecEnvConfig:
             num_envs=self.num_envs,
             vectorization_mode=self.mode,
             vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+            wrappers=[record_episode_starts],
             max_episode_steps=self.max_episode_steps,
         )
         return GymVecEnv(env, seed, self.name, self.clip_actions)
@@ -82,6 +86,10 @@ class GymVecEnv(SpaceInfo):
     `GymVecEnvConfig` builds it): with the default next-step reset the step after an episode end
     is a reset that takes no action, which would be a transition that never happened. ``Step.info`` is
     empty: Gymnasium's vector infos are not split per sub-env.
+
+    For an exact resume its sub-envs note how each of their episodes starts (`can_rewind`): a checkpoint
+    keeps those starts (`episode_start_state`) with each sub-env's actions since, and
+    `restart_episodes` starts the episodes again and replays the actions, in both modes.
 
     Raises ``ValueError`` on an observation or reward that is NaN or infinite (naming the sub-env and the
     env step) and on an action outside the action space.
@@ -115,6 +123,10 @@ class GymVecEnv(SpaceInfo):
         self._env_steps = 0
         self._returns = np.zeros(self._n)
         self._lengths = np.zeros(self._n, dtype=np.int64)
+        # Sub-envs are reached through call and set_attr, which both vector envs have (VectorEnv does not
+        # declare them): in async mode they live in other processes.
+        self._calls = env if isinstance(env, gym.vector.SyncVectorEnv | gym.vector.AsyncVectorEnv) else None
+        self._can_rewind = self._calls is not None and all(self._calls.call("has_wrapper_attr", START))
 
     @property
     def num_envs(self) -> int:
@@ -135,9 +147,14 @@ class GymVecEnv(SpaceInfo):
     def _actions(self, acts: Sequence[Act]) -> npt.NDArray[Any]:
         if len(acts) != self._n:
             raise ValueError(f"{self.name}: {len(acts)} actions for {self._n} sub-envs")
+        return self._batch(acts)
+
+    def _batch(self, acts: Sequence[Act]) -> npt.NDArray[Any]:
+        """``acts`` as one checked array: row ``i`` is sub-env ``i``'s action of a step (or the ``i``-th
+        action of a replay)."""
         space = self.action_space
         if isinstance(space, gym.spaces.Discrete):
-            batch = np.asarray(acts, dtype=np.int64).reshape(self._n)
+            batch = np.asarray(acts, dtype=np.int64).reshape(len(acts))
             bad = (batch < space.start) | (batch >= space.start + space.n)
         else:
             assert isinstance(space, gym.spaces.Box)
@@ -206,6 +223,101 @@ class GymVecEnv(SpaceInfo):
                     )
                 )
         return steps, records
+
+    @property
+    def can_rewind(self) -> bool:
+        """Whether `restart_episodes` can start the sub-envs' episodes again: their sub-envs note how
+        each episode starts (made with `record_episode_starts`, as `GymVecEnvConfig.build` makes them)."""
+        return self._can_rewind
+
+    def episode_start_state(self) -> dict[str, Any]:
+        """How each sub-env's current episode started (its reset's seed, or the RNG state that reset drew
+        from) and the env step count, as plain data for a checkpoint.
+
+        Raises:
+            RuntimeError: the sub-envs note no episode starts (`can_rewind`), or were never reset.
+        """
+        starts = list(self._sub_envs().call(START))
+        if any(start is None for start in starts):
+            raise RuntimeError(f"{self.name}: no episode start to save before the first reset")
+        return {"env_steps": self._env_steps, "sub_envs": starts}
+
+    def restart_episodes(
+        self, state: Any, actions: Sequence[Sequence[Act]]
+    ) -> list[tuple[Obs, list[Step[Obs, Act]]]]:
+        """Starts each sub-env's episode of ``state`` (what `episode_start_state` returned) again and
+        takes ``actions[i]`` in sub-env ``i``: the episodes' returns and lengths and the env step count are
+        then those of when ``state`` was saved.
+
+        Returns:
+            Per sub-env, its episode's first observation and the replayed steps; a replay stops after a
+            step that ends the episode (it did not reproduce the saved one).
+
+        Raises:
+            ValueError: ``state`` or ``actions`` are not what was saved (the message says what).
+        """
+        sub_envs = self._sub_envs()
+        env_steps, orders = self._orders(state, actions)
+        sub_envs.set_attr(ORDER, orders)
+        replayed: tuple[Replayed, ...] = sub_envs.call(REPLAY)
+        self._seeded, self._env_steps = True, env_steps
+        return [
+            self._replayed(i, acts, *replay)
+            for i, (acts, replay) in enumerate(zip(actions, replayed, strict=True))
+        ]
+
+    def _sub_envs(self) -> gym.vector.SyncVectorEnv | gym.vector.AsyncVectorEnv:
+        if self._calls is None or not self._can_rewind:
+            raise RuntimeError(
+                f"{self.name}: its sub-envs note no episode starts (GymVecEnvConfig.build makes them so)"
+            )
+        return self._calls
+
+    def _orders(
+        self, state: Any, actions: Sequence[Sequence[Act]]
+    ) -> tuple[int, list[tuple[dict[str, Any], list[Any], str]]]:
+        """The saved env step count, and each sub-env's checked episode start and actions for its replay
+        (its RNG state is checked where the sub-env lives, against its own bit generator)."""
+        starts = state.get("sub_envs") if isinstance(state, Mapping) else None
+        if not isinstance(starts, list) or len(starts) != self._n or len(actions) != self._n:
+            raise ValueError(
+                f"{self.name}: {self._n} sub-envs need {self._n} saved episode starts and action lists"
+            )
+        env_steps, orders = 0, []
+        for i, (start, acts) in enumerate(zip(starts, actions, strict=True)):
+            if not isinstance(start, Mapping):
+                raise ValueError(f"{self.name}: sub-env {i}'s saved episode start is not a mapping")
+            where = f"{self.name} sub-env {i}"
+            seed, env_steps = checked_start(
+                {**start, "env_steps": state.get("env_steps")}, where, ("np_random",)
+            )
+            if (seed is None) == (start["np_random"] is None):
+                raise ValueError(
+                    f"{where}: an episode starts from a seed or from an RNG state, not both or neither"
+                )
+            try:
+                batch = list(self._batch(acts)) if acts else []
+            except (TypeError, ValueError) as exc:  # read from a file: a dict, a string, out of the space
+                raise ValueError(f"{where}: a saved action the env refuses: {exc}") from exc
+            orders.append(({"seed": seed, "np_random": start["np_random"]}, batch, where))
+        return env_steps, orders
+
+    def _replayed(
+        self, i: int, acts: Sequence[Act], first: Any, steps: Any
+    ) -> tuple[Obs, list[Step[Obs, Act]]]:
+        """Sub-env ``i``'s replay as steps (each with the saved action, as the sampler took it), and its
+        episode's return and length rebuilt."""
+        shape, at = self._obs_shape[1:], self._env_steps
+        out: list[Step[Obs, Act]] = []
+        episode_return = 0.0
+        for act, (obs, reward, terminated, truncated) in zip(acts, steps, strict=False):
+            episode_return += reward  # the order of step's additions: the same float
+            checked = checked_obs(obs, shape, self.name, f"replayed observation of sub-env {i}", at)
+            out.append(
+                Step(act=act, obs=checked, reward=reward, is_terminated=terminated, is_truncated=truncated)
+            )
+        self._returns[i], self._lengths[i] = episode_return, len(out)
+        return checked_obs(first, shape, self.name, f"first observation of sub-env {i}", at), out
 
     def close(self) -> None:
         """Closes the vector env (and the sub-env processes in ``async`` mode)."""

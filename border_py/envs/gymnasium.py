@@ -22,6 +22,7 @@ from border_py.envs.checks import (
     raised_by_gymnasiums_checker,
     supported_spaces,
 )
+from border_py.envs.episode_start import checked_rng_state, checked_start
 from border_py.record import Record
 
 Obs = npt.NDArray[np.float32]
@@ -254,15 +255,15 @@ class GymEnv(SpaceInfo):
         Raises:
             ValueError: ``state`` is not what `episode_start_state` returns.
         """
-        try:
-            seed, rng, env_steps = state["seed"], state["np_random"], int(state["env_steps"])
-            if rng is not None:
-                self.env.unwrapped.np_random.bit_generator.state = rng
-            self.action_space.np_random.bit_generator.state = state["action_space"]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{self.config.name}: not a saved episode start: {exc!r}") from exc
+        name, actions = self.config.name, self.action_space.np_random.bit_generator
+        seed, env_steps = checked_start(state, name, ("np_random", "action_space"))
+        saved = checked_rng_state(actions, state["action_space"], "action_space", name)
+        if state["np_random"] is not None:
+            rng = self.env.unwrapped.np_random.bit_generator
+            rng.state = checked_rng_state(rng, state["np_random"], "np_random", name)
+        actions.state = saved
         # reset() uses a seed only until the env is seeded: a saved seed is replayed as that first reset.
-        self.seed = self.seed if seed is None else int(seed)
+        self.seed = self.seed if seed is None else seed
         self._seeded = seed is None
         self._env_steps = env_steps
 

@@ -10,10 +10,10 @@ stored observations and actions.
 Its batches are `Rollout` s, not `TransitionBatch` es: an
 off-policy agent given a rollout buffer, or an on-policy one given a replay buffer, is a type error.
 
-A run resumed in the middle of a rollout continues it. A single env replays its unfinished episode, so the
-rollout goes on as if never stopped; a vector env's sub-envs cannot be rewound and start new episodes, so
-each sub-env's last transition before the resume is marked truncated (the episode was cut there: its value
-bootstraps from its last observation, as at a time limit).
+A run resumed in the middle of a rollout continues it. An env replays its unfinished episode (a Gymnasium
+vector env each sub-env's), so the rollout goes on as if never stopped; where sub-envs cannot be rewound
+(ale-py's) they start new episodes, so each one's last transition before the resume is marked truncated (the
+episode was cut there: its value bootstraps from its last observation, as at a time limit).
 """
 
 from __future__ import annotations

@@ -7,11 +7,13 @@ hands the data to `border_py.run.commands`.
 from __future__ import annotations
 
 import argparse
+import importlib.abc
+import importlib.machinery
 import inspect
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -64,10 +66,48 @@ def current_folder_importable(wanted: bool = True) -> Iterator[None]:
 def user_code(args: argparse.Namespace) -> Iterator[None]:
     """What a command needs to run the user's own modules: the current folder importable while it runs
     when its flags name them (``--trust-code``, ``--env module:...``), as ``python -m`` would find them,
-    for the imports of the experiment's names and of what they import when an env is built."""
-    env = getattr(args, "env", None)
-    with current_folder_importable(getattr(args, "trust_code", False) or ":" in (env or "")):
-        yield
+    for the imports of the experiment's names and of what they import when an env is built. With
+    ``--trust-code`` each module imported from the current folder is named once on stderr."""
+    env, trusted = getattr(args, "env", None), getattr(args, "trust_code", False)
+    with current_folder_importable(trusted or ":" in (env or "")):
+        if not trusted:
+            yield
+            return
+        watcher = _FolderImports(Path.cwd())
+        sys.meta_path.insert(0, watcher)
+        try:
+            yield
+        finally:
+            sys.meta_path.remove(watcher)
+
+
+class _FolderImports(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: it asks Python's own path finder where a new top-level module would come from
+    and, when that is the current folder, says so once on stderr (a file there runs as code under
+    ``--trust-code``, and its user should know which one did)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.said = folder.resolve(), set[str]()
+
+    def find_spec(self, name: str, path: Sequence[str] | None, target: object = None) -> None:
+        # A submodule comes from its package, which was named when it was imported.
+        place = None if path is not None or name in self.said else self._in_folder(name)
+        if place is not None:
+            self.said.add(name)
+            print(f"note: --trust-code: importing the module {name!r} from {place}", file=sys.stderr)
+
+    def _in_folder(self, name: str) -> str | None:
+        """Where the top-level module ``name`` would be imported from, if that is the folder itself
+        (``name.py``, ``name/__init__.py``, a namespace package ``name/``)."""
+        spec = importlib.machinery.PathFinder.find_spec(name)
+        if spec is None:
+            return None
+        package = list(spec.submodule_search_locations or [])
+        place = spec.origin or (package[0] if package else None)
+        if place is None:
+            return None
+        top = Path(place).parent if package and spec.origin else Path(place)
+        return place if top.resolve().parent == self.folder else None
 
 
 def import_user_module(module: str, what: str) -> Any:

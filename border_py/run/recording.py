@@ -178,7 +178,9 @@ def unsent_note(run_dir: RunDir) -> str | None:
     for _, line in _lines(path):
         with contextlib.suppress(json.JSONDecodeError):
             entries.append(json.loads(line))
-    values = sum(len(e.get("metrics", [])) for e in entries if isinstance(e, dict))
+    values = sum(
+        len(e["metrics"]) for e in entries if isinstance(e, dict) and isinstance(e.get("metrics"), list)
+    )
     made = "" if run_dir.mlflow_run_id() is not None else "; the MLflow run itself is made on upload"
     return (
         f"warning: the MLflow server did not get {len(entries)} entries of this run ({values} metric "
@@ -309,6 +311,11 @@ def _checked_entry(run_dir: RunDir, path: Path, n: int, line: str) -> dict[str, 
     artifacts, files = entry.get("artifacts", {}), entry.get("files", {})
     if not isinstance(artifacts, dict) or not isinstance(files, dict):
         raise ConfigError(f"{where}: artifacts and files must be mappings")
+    folders = [to for to in files.values() if to is not None and not isinstance(to, str)]
+    if folders:  # a file's artifact folder: a name, or null for the top
+        raise ConfigError(
+            f"{where}: files must map each file to an artifact folder or null, got {folders[0]!r}"
+        )
     entry["artifacts"] = {name: str(_inside(run_dir, where, local)) for name, local in artifacts.items()}
     entry["files"] = {str(_inside(run_dir, where, local, file=True)): to for local, to in files.items()}
     from border_py.recorders.mlflow_run import UnsafeArtifactError, checked_artifact

@@ -85,9 +85,15 @@ def _choice(value: Any) -> Any:
     return value if value is None or isinstance(value, bool | int | float | str) else json.dumps(value)
 
 
-def decode(value: Any) -> Any:
-    """A sampled value as the experiment takes it (a list that travelled as text is a list again)."""
-    return json.loads(value) if isinstance(value, str) and value[:1] == "[" else value
+def decode(value: Any, where: str) -> Any:
+    """A sampled value as the experiment takes it (a list that travelled as text is a list again); a text
+    opening with ``[`` that is not JSON (a damaged study) is a `ConfigError` naming ``where``."""
+    if not (isinstance(value, str) and value[:1] == "["):
+        return value
+    try:
+        return json.loads(value)
+    except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested deeper than json reads
+        raise ConfigError(f"{where}: {value!r:.80} is not a list: {type(exc).__name__}") from exc
 
 
 def suggest(trial: Any, key: str, spec: Any) -> Any:
@@ -104,7 +110,8 @@ def suggest(trial: Any, key: str, spec: Any) -> Any:
         low, high = spec["int"]
         value = trial.suggest_int(key, int(low), int(high), log=bool(spec.get("log", False)))
     elif isinstance(spec, dict) and isinstance(spec.get("choice"), list):
-        value = decode(trial.suggest_categorical(key, [_choice(c) for c in spec["choice"]]))
+        choices = [_choice(c) for c in spec["choice"]]
+        value = decode(trial.suggest_categorical(key, choices), f"trial {trial.number}: {key}")
     else:
         raise ConfigError(
             f"search space {key}: {spec!r} is not {{float: [lo, hi]}}, {{int: [lo, hi]}} or {{choice: [...]}}"
@@ -294,7 +301,8 @@ def write_best(study: Any, setup: TuneSetup) -> Path | None:
     unknown = sorted(set(best.params) - set(setup.space))
     if unknown:
         raise ConfigError(f"{where}: the parameters {unknown} are not in the search space: refused")
-    params = {key: checked_param(key, setup.space[key], decode(v), where) for key, v in best.params.items()}
+    space, stored = setup.space, best.params
+    params = {k: checked_param(k, space[k], decode(v, f"{where}: {k}"), where) for k, v in stored.items()}
     data = with_params(setup.base, params, f"best trial {best.number}")
     data = {**data, "trainer": {**data["trainer"], "model_dir": None}}
     path = setup.out / "best.yaml"

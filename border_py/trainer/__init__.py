@@ -5,7 +5,8 @@
   best model, records, periodic saves, stopping).
 - `loop`: the one loop and the ``Regime`` seam.
 - `online`: ``Trainer[E, P, R]``, online training, with
-  `sampler` (``SyncSampler``) beside it.
+  `sampler` (``SyncSampler``) beside it and `sub_envs` (what it keeps of a vector env's sub-envs
+  for an exact resume).
 - `offline`: ``OfflineTrainer``, training on a fixed dataset.
 - `state`: the checkpoint's trainer state (JSON) and the resume checks.
 - `interrupts`: SIGINT and SIGTERM.

@@ -262,8 +262,12 @@ class OnlineRegime(Generic[O, A, I, B]):
     def restore(self, path: Path, state: dict[str, Any], books: Bookkeeper[Any, Any]) -> None:
         """Loads the buffer (if saved) and replays the unfinished episode; without a saved buffer the
         warm-up starts again."""
-        if not isinstance(state.get("buffer_saved"), bool) or "sampler" not in state:
-            raise ValueError(f"{path}: the online trainer state lacks 'buffer_saved' or 'sampler'")
+        if not (
+            isinstance(state, dict) and isinstance(state.get("buffer_saved"), bool) and "sampler" in state
+        ):
+            raise CheckpointError(
+                f"{path / TRAINER_STATE_FILE}: source must hold 'buffer_saved' (true or false) and 'sampler'"
+            )
         if state["buffer_saved"]:
             self.buffer.load(path)
         else:

@@ -8,15 +8,14 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, Generic
 
-import numpy as np
-
-from border_py.base.env import Env, VecEnv
+from border_py.base.env import Env, RewindableVecEnv, VecEnv
 from border_py.base.policy import Policy, sample_all
 from border_py.base.replay_buffer import ExperienceBuffer
 from border_py.base.step import Step
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, I, O
 from border_py.record import Record
+from border_py.trainer.sub_envs import SubEnvActions, replay_sub_envs, same_obs
 
 
 class ResumeWarning(UserWarning):
@@ -43,7 +42,9 @@ class SyncSampler(Generic[O, A, I]):
     and the step processor has re-based on ``Step.init_obs``, so the sampler only carries the current
     observation, and the actions of the current episode for checkpoints: `load_state_dict` starts
     the saved episode again and replays them, which rebuilds the env's state and the step processor's
-    (an n-step processor's pending rewards) without either having to serialise itself.
+    (an n-step processor's pending rewards) without either having to serialise itself. A vector env's
+    sub-envs are replayed likewise, each its own episode, when it is a `RewindableVecEnv` that
+    can rewind; otherwise they start new episodes on resume.
 
     Args:
         env: the env, or vector env, to step.
@@ -70,10 +71,13 @@ class SyncSampler(Generic[O, A, I]):
         # Exactly one of the two is set: the hot path then needs no isinstance check.
         self._vec: tuple[VecEnv[O, A], list[StepProcessor[O, A, I]]] | None = None
         self._single: tuple[Env[O, A], StepProcessor[O, A, I]] | None = None
+        self._rewind: RewindableVecEnv[O, A] | None = None
         if isinstance(env, VecEnv):
             if not isinstance(step_processor, Sequence) or len(step_processor) != env.num_envs:
                 raise ValueError(f"a vector env of {env.num_envs} sub-envs needs as many step processors")
             self._vec = (env, list(step_processor))
+            if isinstance(env, RewindableVecEnv) and env.can_rewind:
+                self._rewind = env
         elif isinstance(step_processor, Sequence):
             raise ValueError("a single env takes one step processor, not a sequence")
         else:
@@ -84,6 +88,8 @@ class SyncSampler(Generic[O, A, I]):
         self._obs: O | None = None
         self._vec_obs: list[O] | None = None
         self._episode_actions: list[A] = []
+        # Each sub-env's actions since its episode began, kept only where a resume can replay them.
+        self._vec_actions = None if self._rewind is None else SubEnvActions[A](self.num_envs)
         self._steps_since_take = 0
         self._seconds_since_take = 0.0
         self._act_seconds_since_take = 0.0
@@ -126,10 +132,13 @@ class SyncSampler(Generic[O, A, I]):
         env: VecEnv[O, A],
         step_processors: list[StepProcessor[O, A, I]],
     ) -> Sequence[Record]:
+        log = self._vec_actions
         if self._vec_obs is None:
             self._vec_obs = list(env.reset())
             for proc, o in zip(step_processors, self._vec_obs, strict=True):
                 proc.reset(o)
+            if log is not None:
+                log.restart([[] for _ in step_processors])
         obs = self._vec_obs
         acting = time.perf_counter()
         actions = sample_all(policy, obs)
@@ -137,6 +146,10 @@ class SyncSampler(Generic[O, A, I]):
         steps, records = env.step(actions)
         for i, (proc, step) in enumerate(zip(step_processors, steps, strict=True)):
             obs[i] = _push(proc, step, buffer)
+        if log is not None:
+            log.add(actions)
+            if records:  # one per episode that ended (VecEnv.step): those sub-envs' actions start again
+                log.ended([step.init_obs is not None for step in steps])
         return records
 
     def take_fps(self) -> float:
@@ -158,9 +171,10 @@ class SyncSampler(Generic[O, A, I]):
 
     def state_dict(self) -> dict[str, Any]:
         """The current episode, for a checkpoint: how the env started it, its actions so far and the
-        current observation (``None`` before the first step). Only the sub-env count for a vector env."""
+        current observation (``None`` before the first step). For a vector env the sub-env count, and
+        where it can rewind, the same for every sub-env (each its own list of actions and observation)."""
         if self._single is None:
-            return {"num_envs": self.num_envs}
+            return self._vec_state()
         if self._obs is None:
             return {"episode_start": None, "actions": [], "obs": None}
         return {
@@ -180,14 +194,10 @@ class SyncSampler(Generic[O, A, I]):
             ValueError: ``state`` is not what `state_dict` returns.
         """
         self._episode_actions.clear()
-        if self._single is None:
-            # The sub-envs of a vector env cannot be rewound: start new episodes.
-            warnings.warn(
-                ResumeWarning("a vector env starts new episodes on resume: the unfinished ones are dropped"),
-                stacklevel=2,
-            )
-            self._vec_obs = None
+        if self._vec is not None:
+            self._load_vec(state, self._vec[1])
             return
+        assert self._single is not None
         env, step_processor = self._single
         try:
             start, actions, saved_obs = state["episode_start"], list(state["actions"]), state["obs"]
@@ -199,14 +209,17 @@ class SyncSampler(Generic[O, A, I]):
         env.restore_episode_start(start)
         obs = env.reset()
         step_processor.reset(obs)
-        for act in actions:
-            step, _ = env.step(act)
+        for i, act in enumerate(actions):
+            try:
+                step, _ = env.step(act)
+            except (TypeError, ValueError) as exc:  # read from a file: a dict, a string, out of the space
+                raise ValueError(f"actions[{i}] = {act!r:.60}: the env refuses it: {exc}") from exc
             step_processor.process(step)
             obs = step.obs
             if step.is_done:
                 break
             self._episode_actions.append(act)
-        if len(self._episode_actions) != len(actions) or not _same_obs(obs, saved_obs):
+        if len(self._episode_actions) != len(actions) or not same_obs(obs, saved_obs):
             warnings.warn(
                 ResumeWarning(
                     f"replaying the {len(actions)} actions of the unfinished episode did not "
@@ -220,9 +233,53 @@ class SyncSampler(Generic[O, A, I]):
             self._episode_actions.clear()
         self._obs = obs
 
+    def _vec_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {"num_envs": self.num_envs}
+        if self._rewind is None or self._vec_actions is None:
+            return state
+        if self._vec_obs is None:
+            return {**state, "episode_start": None, "actions": [], "obs": None}
+        return {
+            **state,
+            "episode_start": self._rewind.episode_start_state(),
+            "actions": self._vec_actions.per_sub_env(),
+            "obs": list(self._vec_obs),
+        }
 
-def _same_obs(a: object, b: object) -> bool:
-    try:
-        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
-    except (TypeError, ValueError):
-        return a == b
+    def _load_vec(self, state: dict[str, Any], procs: list[StepProcessor[O, A, I]]) -> None:
+        """Replays each sub-env's saved episode; where the env cannot rewind, or the checkpoint holds no
+        episodes (an older border_py's), a `ResumeWarning` says the sub-envs start new ones."""
+        self._vec_obs = None  # until replayed: the next call resets every sub-env
+        rewind, log = self._rewind, self._vec_actions
+        if rewind is None or log is None or "episode_start" not in state:
+            why = "it cannot rewind its sub-envs" if rewind is None else "the checkpoint holds no episodes"
+            warnings.warn(
+                ResumeWarning(
+                    f"a vector env starts new episodes on resume ({why}): the unfinished ones are dropped"
+                ),
+                stacklevel=3,
+            )
+            return
+        try:
+            start, actions, saved_obs = (
+                state["episode_start"],
+                [list(a) for a in state["actions"]],
+                state["obs"],
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"the sampler state is malformed: {exc!r}") from exc
+        if saved_obs is None:
+            return
+        if not isinstance(saved_obs, list) or len(saved_obs) != self.num_envs:
+            raise ValueError(f"the sampler state holds no observation for each of {self.num_envs} sub-envs")
+        obs = replay_sub_envs(rewind, procs, log, (start, actions, saved_obs))
+        if obs is None:
+            warnings.warn(
+                ResumeWarning(
+                    "replaying the unfinished episodes of the vector env's sub-envs did not reproduce them: "
+                    "an env is not deterministic given its RNG. Starting new episodes; training continues "
+                    "but not exactly as it would have."
+                ),
+                stacklevel=3,
+            )
+        self._vec_obs = obs

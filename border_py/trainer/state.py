@@ -16,7 +16,6 @@ copies the data into a fresh array.
 from __future__ import annotations
 
 import base64
-import binascii
 import dataclasses
 import json
 import math
@@ -110,20 +109,23 @@ def _decode_array(data: dict[str, Any], where: str) -> np.ndarray[Any, Any]:
         raise CheckpointError(f"{where}: malformed array, keys {sorted(data)}")
     try:
         dtype = np.dtype(data["dtype"])
-    except TypeError as exc:
-        raise CheckpointError(f"{where}: not a dtype: {data['dtype']!r}") from exc
+    except (TypeError, ValueError) as exc:  # ValueError: a mapping numpy reads as the fields of a record
+        raise CheckpointError(f"{where}: not a dtype: {data['dtype']!r:.80}") from exc
     shape = data["shape"]
     if dtype.kind not in _ARRAY_KINDS or dtype.hasobject:
         raise CheckpointError(f"{where}: arrays of dtype {dtype} are refused (plain numbers only)")
-    if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
+    if not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)):  # not True
         raise CheckpointError(f"{where}: malformed array shape {shape!r}")
     try:
         raw = base64.b64decode(data[_ARRAY], validate=True)
-    except (binascii.Error, TypeError) as exc:
+    except (ValueError, TypeError) as exc:  # binascii.Error, or a text that is not ASCII
         raise CheckpointError(f"{where}: array data is not base64") from exc
     if len(raw) != dtype.itemsize * math.prod(shape):
         raise CheckpointError(f"{where}: {len(raw)} bytes do not make an array of {dtype} and shape {shape}")
-    return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    try:
+        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    except (TypeError, ValueError) as exc:  # an empty array's other sizes beyond numpy's, too many axes
+        raise CheckpointError(f"{where}: shape {shape!r:.80} is not a numpy array's") from exc
 
 
 def write_trainer_state(path: Path, state: Mapping[str, Any]) -> Path:

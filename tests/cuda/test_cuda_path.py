@@ -128,7 +128,6 @@ def test_one_dqn_update_gives_the_same_loss_on_cuda_and_on_the_cpu() -> None:
     assert losses["cuda"] == pytest.approx(losses["cpu"], rel=1e-4, abs=1e-6)
 
 
-@pytest.mark.filterwarnings("ignore:a vector env starts new episodes on resume")  # PPO's vector env
 @pytest.mark.parametrize(("algo", "env_id"), [("sac", "Pendulum-v1"), ("ppo", "Pendulum-v1")])
 def test_a_cuda_run_resumes_on_the_cpu_and_says_it_is_not_bit_for_bit(
     algo: str,

@@ -1,6 +1,6 @@
 """Exact resume of the on-policy agents on a single env: N opt steps, a stop, ``resume`` and N more end
 with the very parameters, optimiser states, normalisation statistics and evaluations of 2N uninterrupted
-(a vector env's resume is not exact yet: its sub-envs start new episodes, ``docs/checkpoints.md``)."""
+(PPO in the zoo's vector env: ``test_vector_resume.py``)."""
 
 from __future__ import annotations
 

@@ -90,8 +90,8 @@ def _train(max_opts: int, model_dir: Path, resume_from: Path | None = None) -> t
 
 @pytest.mark.functional
 def test_ppo_n_plus_resume_plus_n_equals_2n(tmp_path: Path) -> None:
-    """A single env (a vector env's episodes cannot be rewound); the checkpoint falls mid-episode, so the
-    rollout's start, the normalisation statistics and the return accumulator must all come back."""
+    """A single env (the zoo's vector env: ``test_vector_resume.py``); the checkpoint falls mid-episode, so
+    the rollout's start, the normalisation statistics and the return accumulator must all come back."""
     torch.set_num_threads(1)
     seed_everything(0)
     whole, whole_scores = _train(12, tmp_path / "whole")

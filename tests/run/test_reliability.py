@@ -266,6 +266,8 @@ def test_a_live_upload_refuses_links_without_calling_mlflow(tmp_path: Path) -> N
             r"metrics\[0\] must be \[key, value, timestamp, step\], got \['eval/return', 1.0, 5\]",
         ),
         ({"run_id": "r1", "status": "DELETED"}, r"status must be one of .*got 'DELETED'"),
+        # Found by tests/fuzz: a TypeError traceback from pathlib.
+        ({"run_id": "r1", "files": {"config.yaml": -1}}, r"files must map each file to an artifact folder"),
     ],
 )
 def test_upload_sends_only_this_runs_entries_and_files_inside_it_checking_every_line_first(
@@ -283,3 +285,18 @@ def test_upload_sends_only_this_runs_entries_and_files_inside_it_checking_every_
     err = capsys.readouterr().err
     assert re.search(rf"mlflow_unsent.jsonl line 2: {match}", err), err
     assert spill.is_file()
+
+
+def test_the_note_on_what_waits_counts_a_spill_file_of_any_shape(tmp_path: Path) -> None:
+    """Found by tests/fuzz: ``"metrics": -1`` in a spill line was a TypeError traceback after every train
+    and resume in that directory."""
+    from border_py.run.recording import unsent_note
+    from border_py.run.rundir import RunDir
+
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = [{"run_id": None, "metrics": -1}, {"run_id": None, "metrics": [["a", 1.0, 5, 1]]}, [1], "x"]
+    (run / "mlflow_unsent.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines) + "{\n")
+    note = unsent_note(RunDir(run))
+    assert note is not None
+    assert "did not get 4 entries of this run (1 metric values" in note

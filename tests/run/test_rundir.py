@@ -163,3 +163,16 @@ def test_a_full_disk_writing_config_yaml_names_the_file_and_leaves_no_leftover(
         rundir.RunDir(run).write_config(load_experiment(run / "config.yaml"))
     assert (run / "config.yaml").read_bytes() == before
     assert not list(run.glob(".config.yaml.tmp-*"))
+
+
+def test_a_refused_run_leaves_a_directory_holding_the_users_files_as_it_found_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 53: a refused run into an existing directory holding a file of the user's left an empty
+    ``.lock`` there (only a directory holding nothing else was cleaned)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "notes.txt").write_text("mine")
+    assert _train(tmp_path, run, "--set", "env.name=NoSuchEnv-v0") == 2
+    assert "NoSuchEnv-v0" in capsys.readouterr().err
+    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]

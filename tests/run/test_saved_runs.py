@@ -283,14 +283,13 @@ def test_a_resume_with_no_complete_checkpoint_never_removes_a_saved_model(
 
 def test_a_ppo_run_stopped_inside_a_rollout_resumes_and_finishes_it(tmp_path: Path) -> None:
     """A vector env's run stopped after 304 env steps (a rollout of 256, then 48 steps into the next: the
-    checkpoint holds them), then extended: the sub-envs start new episodes, the rollout is completed and
-    taken (it used to be refused: 'step 6 of sub-env 0 does not follow on from step 5')."""
+    checkpoint holds them), then extended: the sub-envs' episodes are replayed, the rollout is completed
+    and taken (it used to be refused: 'step 6 of sub-env 0 does not follow on from step 5')."""
     run = tmp_path / "run"
     common = ["--model-dir", str(run), "--set", "trainer.eval_interval=1", "evaluator.n_episodes=1"]
     assert _main("train", "ppo", "--env", "CartPole-v1", *common, "trainer.max_env_steps=300") == 0
     assert load_meta(run / "1")["env_steps"] == 304
-    with pytest.warns(UserWarning, match="a vector env starts new episodes on resume"):
-        assert _main("resume", *common, "trainer.max_env_steps=600") == 0
+    assert _main("resume", *common, "trainer.max_env_steps=600") == 0
     assert load_meta(run / "2")["env_steps"] == 600
 
 

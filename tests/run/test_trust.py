@@ -204,3 +204,17 @@ def test_a_spaceless_dataset_of_an_env_gymnasium_registered_loads_without_trust_
     _spaceless(data, json.loads(gym.spec("Pendulum-v1").to_json()))
     flags = [*OFFLINE, f"dataset.data_path={data}", "--model-dir", str(tmp_path / "run")]
     assert main(["train", "bc", "--env", "tiny-v0", *flags]) == 0
+
+
+def test_trust_code_says_once_which_module_it_imported_from_the_folder(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 53: ``--trust-code`` imported a module from the current folder and said nothing."""
+    (isolated / "walk.py").write_text(ENV_MODULE.replace("{env_id}", "TrustNote-v0"))
+    config = tiny_config(isolated, env={"name": "walk:TrustNote-v0"})
+    flags = ["--model-dir", "run", "--no-progress", "--trust-code"]
+    assert main(["train", "--config", str(config), *flags]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "--trust-code" in line]
+    assert notes == [f"note: --trust-code: importing the module 'walk' from {isolated / 'walk.py'}"]
+    assert main(["eval", "--model-dir", "run", "--trust-code"]) == 0  # imported already: nothing new to say
+    assert "--trust-code" not in capsys.readouterr().err

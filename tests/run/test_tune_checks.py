@@ -29,7 +29,7 @@ def test_a_budget_train_refuses_is_refused_before_the_study(
     assert main(argv) == 2
     line = one_error_line(capsys)
     assert "the budget allows at most 500 opt steps" in line
-    assert "fewer than trainer.eval_interval asks (1000 opt steps)" in line  # train's own message
+    assert "fewer than trainer.eval_interval asks (1000 opt steps of 2 env steps" in line  # train's message
     assert not storage.exists()  # no study made, no trial run
     assert not (tmp_path / "trials").exists()
 

@@ -45,8 +45,9 @@ def test_an_example_trains_evaluates_and_resumes_with_its_flags(
         assert run_example(example.module, ["--eval", "--model-dir", str(run)], monkeypatch) == 0
         assert "mean return" in capsys.readouterr().out
     more = ["--resume", "--model-dir", str(run), "--no-progress", "--set", "trainer.max_opts=6"]
-    vector = type(example.experiment().env).__name__.endswith("VecEnvConfig")
-    with pytest.warns(ResumeWarning, match="new episodes") if vector else nullcontext():
+    # ale-py's vector env alone cannot rewind its sub-envs' episodes (docs/checkpoints.md).
+    restarts = type(example.experiment().env).__name__ == "AtariVecEnvConfig"
+    with pytest.warns(ResumeWarning, match="new episodes") if restarts else nullcontext():
         assert run_example(example.module, more, monkeypatch) == 0
     assert "resuming from" in capsys.readouterr().out
     assert latest_checkpoint(run) == run / "6"

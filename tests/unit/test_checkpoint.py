@@ -196,6 +196,21 @@ def test_load_meta_of_an_incomplete_or_corrupt_directory_names_the_file(tmp_path
         load_meta(tmp_path / "x")
 
 
+@pytest.mark.parametrize("listed", ["-1", "{a: 1}", "''", "/etc/passwd", "../outside.pt", "null", "a" * 300])
+def test_a_meta_yaml_listing_what_is_no_file_name_inside_is_refused_naming_it(
+    tmp_path: Path, listed: str
+) -> None:
+    """Issue 53 (found by tests/fuzz): ``files: [-1]`` was a TypeError traceback from every command that
+    looked for the newest checkpoint."""
+    (tmp_path / "run" / "40").mkdir(parents=True)
+    (tmp_path / "run" / "40" / TRAINER_STATE_FILE).write_text("{}")
+    meta = f"opt_steps: 40\nenv_steps: 9\nscore: 1.0\nfiles: [{listed}]\n"
+    (tmp_path / "run" / "40" / "meta.yaml").write_text(meta)
+    with pytest.raises(CheckpointError, match=r"40/meta\.yaml: files lists .*, not a file name inside"):
+        load_meta(tmp_path / "run" / "40")
+    assert latest_checkpoint(tmp_path / "run") is None  # passed over, as any incomplete checkpoint
+
+
 def test_model_dir_under_a_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(PermissionError, match="not writable"):

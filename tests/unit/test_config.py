@@ -174,6 +174,11 @@ BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         ("[" * 100_000 + "]" * 100_000, r"f\.yaml: not valid YAML: nested deeper than 64 levels"),
         ("{a: " * 100_000 + "1" + "}" * 100_000, r"nested deeper than 64 levels"),
         ("a: 1\na: 2\n", r"the key 'a' is given twice"),
+        # Found by tests/fuzz: sorting the unknown keys 1 and 'a' (or a key None) was a TypeError traceback,
+        # and a key that is a list one too.
+        ("1: x\na: y\n", r"f\.yaml: not valid YAML: the key 1 is not text: keys are names .* line 1"),
+        ("env: {name: CartPole-v1, null: 3}", r"the key None is not text"),
+        ("? [a]\n: 1\n", r"the key \[\] is not text"),
     ],
 )
 def test_hostile_yaml_is_refused_in_one_line_before_it_expands(text: str, match: str) -> None:

@@ -189,3 +189,33 @@ def test_an_unknown_env_or_refused_kwargs_name_the_field() -> None:
         GymEnvConfig(name="NoSuchEnv-v0").build(seed=0)
     with pytest.raises(ValueError, match=r"env kwargs \{'gravity': 3\} are not accepted by CartPole-v1"):
         GymEnvConfig(name="CartPole-v1", kwargs={"gravity": 3}).build(seed=0)
+
+
+@pytest.mark.parametrize(
+    ("key", "inner", "value", "says"),
+    [
+        ("np_random", "state", -1, "episode_start.np_random is not a PCG64 state"),
+        ("action_space", "inc", 2**200, "episode_start.action_space is not a PCG64 state"),
+        ("env_steps", None, -3, r"episode_start.env_steps must be a whole number in \[0, 2\*\*63 - 1\]"),
+        ("seed", None, 10**30, r"episode_start.seed must be a whole number"),
+    ],
+    ids=["np_random", "action_space", "env_steps", "seed"],
+)
+def test_a_damaged_episode_start_is_refused_naming_the_field_and_changes_nothing(
+    key: str, inner: str | None, value: int, says: str
+) -> None:
+    """Issue 53: numpy's OverflowError escaped for an RNG number it cannot hold; counts were not checked."""
+    env = GymEnvConfig(name="CartPole-v1").build(seed=0)
+    env.reset()
+    env.step(np.array(0))
+    env.reset()  # a reset from the env's RNG: the saved start holds its state
+    state = env.episode_start_state()
+    before = env.env.unwrapped.np_random.bit_generator.state, env.action_space.np_random.bit_generator.state
+    if inner is None:
+        state[key] = value
+    else:
+        state[key] = {**state[key], "state": {**state[key]["state"], inner: value}}
+    with pytest.raises(ValueError, match=f"CartPole-v1: {says}"):
+        env.restore_episode_start(state)
+    after = env.env.unwrapped.np_random.bit_generator.state, env.action_space.np_random.bit_generator.state
+    assert after == before

@@ -83,8 +83,8 @@ def test_save_and_load_keep_an_unfinished_rollout(tmp_path: Path) -> None:
 def test_a_rollout_resumed_mid_way_marks_the_episodes_a_vector_env_restarted_as_truncated(
     tmp_path: Path,
 ) -> None:
-    """Interrupted after step 1 of 3: on resume sub-env 0 starts a new episode (a vector env cannot be
-    rewound), sub-env 1's replay follows on; only sub-env 0's last transition is marked cut."""
+    """Interrupted after step 1 of 3: on resume sub-env 0 starts a new episode (a vector env that cannot
+    be rewound, as ale-py's), sub-env 1's replay follows on; only sub-env 0's last transition is cut."""
     buffer = RolloutBufferConfig(n_steps=3, num_envs=2).build(0)
     for t0, t1 in [(_t(0, 1), _t(10, 11)), (_t(1, 2), _t(11, 12))]:
         buffer.push(t0)

@@ -296,3 +296,20 @@ def test_a_pickle_disguised_as_the_json_state_is_refused_without_running_it(tmp_
             FakeAgent(), BufferedRecorder(), ScriptedEvaluator([1.0]), resume_from=tmp_path / "4"
         )
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"dtype": {"a": []}}, "not a dtype"),  # numpy reads a mapping as the fields of a record
+        ({"__ndarray__": "é"}, "array data is not base64"),  # base64 refuses non-ASCII with a ValueError
+    ],
+)
+def test_a_malformed_array_is_a_checkpoint_error_naming_where(change: dict[str, object], says: str) -> None:
+    """Issue 53 (found by tests/fuzz): both were plain ValueErrors that named no file."""
+    from border_py.checkpoint import CheckpointError
+    from border_py.trainer.state import decode
+
+    array = {"__ndarray__": "AAAAAAAAAAA=", "dtype": "<i8", "shape": [1], **change}
+    with pytest.raises(CheckpointError, match=rf"^f\.json\.rng: {says}"):
+        decode({"rng": array}, "f.json")

@@ -1,5 +1,5 @@
 """Vector envs: GymVecEnv's same-step resets, the sampler's N step processors, batched acting, and the
-trainer's opt schedule over N env steps per call."""
+trainer's opt schedule over N env steps per call (its resume: test_vec_resume.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from border_py import (
     GymVecEnvConfig,
     NStepStepProcessor,
     NullRecorder,
-    ResumeWarning,
     SimpleReplayBufferConfig,
     SimpleStepProcessorConfig,
     SyncSampler,
@@ -256,18 +255,6 @@ def test_the_trainer_counts_n_env_steps_per_call_and_runs_every_opt_due() -> Non
     assert dqn.opt_steps == 10
     assert dqn.explorer.n_steps == 84  # type: ignore[union-attr]  # one explored action per env step
     assert any(not torch.equal(b, p) for b, p in zip(before, dqn.parts.net.net.parameters(), strict=True))
-
-
-def test_a_vector_env_resumes_with_new_episodes() -> None:
-    sampler = SyncSampler(
-        GymVecEnvConfig(name="CartPole-v1", num_envs=2).build(seed=0),
-        [NStepStepProcessor(n_steps=1, gamma=0.9) for _ in range(2)],
-    )
-    _items(sampler, 3)
-    state = sampler.state_dict()
-    with pytest.warns(ResumeWarning, match="vector env starts new episodes"):
-        sampler.load_state_dict(state)
-    assert len(_items(sampler, 1)[0]) == 2
 
 
 def test_clip_actions_clips_box_actions_into_the_space_and_still_refuses_nan() -> None:
