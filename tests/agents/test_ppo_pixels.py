@@ -1,4 +1,4 @@
-"""PPO on pixels: the Nature CNN shared by the policy and the value, uint8 frames kept uint8 from the env to
+"""PPO (and A2C) on pixels: the Nature CNN shared by the policy and the value, uint8 frames kept uint8 from the env to
 the network, the preparation's bootstrap values computed only where they are needed, and a pixel task
 learnt through the whole on-policy path (Trainer, SimpleStepProcessor, RolloutBuffer)."""
 
@@ -187,3 +187,23 @@ def test_a_pixel_ppo_policy_exports_to_numpy_and_onnx_acting_as_the_agent(tmp_pa
 
     onnx_policy = OnnxPolicy.load(export_onnx(agent, tmp_path / "onnx"))
     assert (onnx_policy.act(obs) == expected).all()
+
+
+@pytest.mark.functional
+def test_a2c_with_the_nature_cnn_learns_the_pixel_task_too(tmp_path: Path) -> None:
+    """A2C shares the encoder with PPO through `OnPolicyConfig`: SB3's 5-step rollouts, one RMSprop step."""
+    from border_py.agents import A2cConfig
+
+    env = PixelBanditEnvConfig()
+    agent = A2cConfig(
+        encoder=NatureCnnConfig(), hidden=(64,), activation="relu", lr=1e-3, ent_coef=0.01
+    ).build(Spaces(obs_shape=SHAPE, n_actions=2), seed=0)
+    trainer = Trainer(
+        TrainerConfig(max_env_steps=3_000, opt_interval=5, eval_interval=100, record_interval=100,
+                      model_dir=str(tmp_path), seed=0),
+        env,
+        SimpleStepProcessorConfig(gamma=0.9),
+        RolloutBufferConfig(n_steps=5),
+    )  # fmt: skip
+    evaluator = DefaultEvaluatorConfig(n_episodes=5).build(env.build(seed=1))
+    assert trainer.train(agent, NullRecorder(), evaluator).best_score >= 9.0

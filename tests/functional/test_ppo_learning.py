@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from border_py import (
+    AtariVecEnvConfig,
     BufferedRecorder,
     DefaultEvaluatorConfig,
     GymEnvConfig,
@@ -116,7 +117,8 @@ def test_every_ppo_zoo_entry_pairs_its_rollouts_with_the_schedule(env_id: str, t
     assert isinstance(config, Experiment)
     buffer, env = config.replay_buffer, config.env
     assert isinstance(buffer, RolloutBufferConfig)
-    assert isinstance(env, GymVecEnvConfig)
+    assert isinstance(env, GymVecEnvConfig | AtariVecEnvConfig)
     assert config.trainer.opt_interval == buffer.rollout_size
     assert buffer.num_envs == env.num_envs
-    assert env.single() == config.eval_env()
+    single = env.single() if isinstance(env, GymVecEnvConfig) else env.env.evaluation()
+    assert single == config.eval_env()

@@ -4,6 +4,7 @@ carried on (not repeated), the report reads the run directories alone, the aggre
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -59,9 +60,11 @@ def test_the_campaign_is_carried_on_and_reported_from_its_directories(
 
 
 def test_a_stopped_run_is_resumed_and_a_new_one_is_the_zoo_entry(tmp_path: Path) -> None:
-    stopped_runs = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [3], [*TINY, "trainer.max_opts=2"])
+    stopped_runs = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [3], TINY)
     assert run(stopped_runs, tmp_path, n_jobs=1) == 0
     (stopped,) = seed_runs(tmp_path, "ppo", ["Swimmer-v5"], [3])
+    assert stopped.finished()
+    shutil.rmtree(stopped.model_dir / "4")  # as if killed after its checkpoint at opt step 2
     assert not stopped.finished()  # 512 of 1024 env steps
     assert stopped.argv()[0] == "resume"
     (fresh,) = seed_runs(tmp_path, "ppo", ["Hopper-v5"], [0])
