@@ -1,0 +1,172 @@
+"""RL Zoo's DQN, QR-DQN, SAC, TQC, TD3 and DDPG entries in border_py's fields.
+
+SB3 takes ``gradient_steps`` updates (-1: as many as env steps) every ``train_freq`` env steps of each
+sub-env, in one block; border_py takes an opt step every ``trainer.opt_interval`` env steps, each of
+``n_updates_per_opt`` updates where the agent has that field. The ratio is kept, reduced: 128 updates
+every 256 env steps become one every 2, spread out rather than in blocks. ``learning_starts`` is
+``trainer.warmup_period`` (both in env steps). DQN's ``target_update_interval`` counts env steps in SB3,
+opt steps here, and SB3 checks it only between blocks, so the target moves at most once per block.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+from campaigns.rlzoo.draft import Draft, as_int, schedule, typed
+from campaigns.rlzoo.envs import EnvId
+from campaigns.rlzoo.policies import budget_and_discount, number, off_policy_policy
+
+OU_DT = 1e-2
+"""SB3's Ornstein-Uhlenbeck time step: its noise moves by ``theta * dt`` toward 0 and ``sigma * sqrt(dt)``
+at random per step, border_py's by ``ou_theta`` and ``exploration_std``."""
+
+
+def translate_off_policy(draft: Draft, env: EnvId) -> None:
+    """Translates a DQN, QR-DQN, SAC, TQC, TD3 or DDPG entry into ``draft``."""
+    budget = budget_and_discount(draft)
+    n_envs = _env_and_buffer(draft, env)
+    per_opt = "n_updates_per_opt" if draft.algo in ("sac", "tqc", "td3", "ddpg") else None
+    block = _cadence(draft, n_envs, per_opt)
+    for key in ("batch_size", "tau"):
+        value = typed(draft, key, int if key == "batch_size" else float)
+        if value is not None:
+            draft.put("agent", **{key: value})
+    if draft.algo in ("dqn", "qrdqn"):
+        _q_learning(draft, budget, block)
+    elif draft.algo in ("sac", "tqc"):
+        _soft(draft)
+    else:
+        _td3(draft)
+    draft.finish()
+
+
+def _env_and_buffer(draft: Draft, env: EnvId) -> int:
+    n_envs = as_int(draft, "n_envs") or 1
+    if n_envs > 1:
+        draft.put("env", type="gym_vec", name=env.gym, num_envs=n_envs)
+    else:
+        draft.put("env", type="gym", name=env.gym)
+    draft.put("step_processor", type="nstep", n_steps=as_int(draft, "n_steps"))
+    draft.put("replay_buffer", type="simple", capacity=as_int(draft, "buffer_size"))
+    draft.put("trainer", warmup_period=as_int(draft, "learning_starts"))
+    return n_envs
+
+
+def _cadence(draft: Draft, n_envs: int, per_opt: str | None) -> tuple[int, int] | None:
+    """``train_freq`` and ``gradient_steps`` as ``trainer.opt_interval`` (and ``per_opt`` updates per
+    opt step); returns SB3's block: (env steps, updates)."""
+    freq, grads = draft.take("train_freq"), draft.take("gradient_steps")
+    if isinstance(freq, list) and len(freq) == 2 and freq[1] == "step":
+        freq = freq[0]
+    if not isinstance(freq, int) or freq < 1:
+        draft.refuse("train_freq", f"{freq!r}: border_py's opt steps follow env steps, not episodes")
+        return None
+    if not isinstance(grads, int) or grads == 0 or grads < -1:
+        draft.refuse("gradient_steps", f"{grads!r}: expected -1 or a positive whole number")
+        return None
+    env_steps = freq * n_envs
+    updates = env_steps if grads == -1 else grads
+    ratio = Fraction(updates, env_steps)
+    if ratio.numerator > 1 and per_opt is None:
+        draft.refuse(
+            "gradient_steps", f"{updates} updates every {env_steps} env steps: DQN's opt step is one"
+        )
+        return None
+    draft.put("trainer", opt_interval=ratio.denominator)
+    if per_opt is not None:
+        draft.put("agent", **{per_opt: ratio.numerator})
+    if (updates, env_steps) != (ratio.numerator, ratio.denominator):
+        draft.note(
+            f"train_freq {freq} / gradient_steps {grads}: {updates} updates every {env_steps} env steps "
+            f"become {ratio.numerator} every {ratio.denominator} (trainer.opt_interval), spread out"
+        )
+    return env_steps, updates
+
+
+def _q_learning(draft: Draft, budget: int | None, block: tuple[int, int] | None) -> None:
+    found = schedule(draft, "learning_rate")
+    if found is not None and found[1]:
+        draft.refuse("learning_rate", f"lin_{found[0]:g}: border_py's {draft.algo} has no lr schedule")
+    elif found is not None:
+        draft.put("agent", lr=found[0])
+    max_grad_norm = draft.take("max_grad_norm")
+    draft.put("agent", max_grad_norm=None if max_grad_norm is None else number(draft, "max_grad_norm",
+                                                                                max_grad_norm))  # fmt: skip
+    interval = as_int(draft, "target_update_interval")
+    if interval is not None and block is not None:
+        env_steps, updates = block
+        opt_steps = max(1, round(max(interval, env_steps) * updates / env_steps))
+        draft.put("agent", target_update_interval=opt_steps)
+        draft.note(f"target_update_interval {interval} env steps: every {opt_steps} opt steps")
+    fraction = typed(draft, "exploration_fraction", float)
+    explorer = {"kind": "epsilon_greedy", "eps_start": typed(draft, "exploration_initial_eps", float),
+                "eps_final": typed(draft, "exploration_final_eps", float)}  # fmt: skip
+    if fraction is not None and budget is not None:
+        explorer["final_step"] = round(fraction * budget)
+        draft.note(f"exploration_fraction {fraction:g} of {budget:,}: explorer.final_step "
+                   f"{explorer['final_step']:,} env steps")  # fmt: skip
+    draft.put("agent", explorer=explorer)
+    off_policy_policy(draft, ("hidden",), ("n_quantiles",) if draft.algo == "qrdqn" else ())
+
+
+def _single_lr(draft: Draft, fields: tuple[str, ...]) -> None:
+    """SB3's one learning rate as each of border_py's optimisers' (no schedule: border_py's SAC, TQC and
+    TD3 have none)."""
+    found = schedule(draft, "learning_rate")
+    if found is not None and found[1]:
+        draft.refuse("learning_rate", f"lin_{found[0]:g}: border_py's {draft.algo} has no lr schedule")
+    elif found is not None:
+        draft.put("agent", **dict.fromkeys(fields, found[0]))
+
+
+def _soft(draft: Draft) -> None:
+    """SAC's and TQC's: the entropy coefficient, the target, gSDE (refused), the quantiles."""
+    _single_lr(draft, ("actor_lr", "critic_lr", "alpha_lr"))
+    coef = draft.take("ent_coef")
+    start = coef.partition("_")[2] if isinstance(coef, str) and coef.startswith("auto") else None
+    if start is not None and re.fullmatch(r"|\d*\.?\d+(e-?\d+)?", start):
+        draft.put("agent", auto_alpha=True, init_alpha=float(start) if start else 1.0)
+    elif isinstance(coef, int | float) and not isinstance(coef, bool):
+        draft.put("agent", auto_alpha=False, init_alpha=float(coef))
+    else:
+        draft.refuse("ent_coef", f"{coef!r}: expected auto, auto_X or a number")
+    target = draft.take("target_entropy")
+    draft.put("agent", target_entropy=None if target == "auto" else number(draft, "target_entropy", target))
+    if draft.take("target_update_interval") != 1:
+        draft.refuse("target_update_interval", "border_py's SAC moves its targets after every update")
+    if draft.take("use_sde"):
+        draft.refuse("use_sde", f"gSDE: border_py's {draft.algo} has none")
+    for key in ("sde_sample_freq", "use_sde_at_warmup"):
+        if draft.has(key):
+            draft.refuse(key, f"gSDE's: border_py's {draft.algo} has none")
+        draft.take(key)
+    if draft.algo == "tqc":
+        draft.put("agent", top_quantiles_to_drop_per_net=as_int(draft, "top_quantiles_to_drop_per_net"))
+    extra = ("n_critics", "n_quantiles") if draft.algo == "tqc" else ("n_critics",)
+    off_policy_policy(draft, ("actor_hidden", "critic_hidden"), extra)
+
+
+def _td3(draft: Draft) -> None:
+    """TD3's (and DDPG's, TD3 without its tricks): the delays, the target smoothing, the exploration."""
+    _single_lr(draft, ("actor_lr", "critic_lr"))
+    if draft.algo == "td3":
+        draft.put("agent", policy_delay=as_int(draft, "policy_delay"),
+                  target_noise=typed(draft, "target_policy_noise", float),
+                  target_noise_clip=typed(draft, "target_noise_clip", float))  # fmt: skip
+    else:
+        draft.put("agent", policy_delay=1, target_noise=0.0)
+    kind, std = draft.take("noise_type"), number(draft, "noise_std", draft.take("noise_std"))
+    if kind is None or kind == "normal":
+        draft.put("agent", exploration="gaussian", exploration_std=std if kind else 0.0)
+    elif kind == "ornstein-uhlenbeck" and std is not None:
+        theta, sigma = 0.15 * OU_DT, std * math.sqrt(OU_DT)
+        draft.put("agent", exploration="ou", ou_theta=theta, exploration_std=sigma)
+        draft.note(
+            f"ornstein-uhlenbeck noise (sigma {std:g}, SB3's theta 0.15 and dt 0.01): ou_theta {theta:g}, "
+            f"exploration_std {sigma:g} per env step; not reset at episode ends"
+        )
+    else:
+        draft.refuse("noise_type", f"{kind!r}: border_py's TD3 explores with normal or OU noise")
+    off_policy_policy(draft, ("actor_hidden", "critic_hidden"), ("n_critics",))

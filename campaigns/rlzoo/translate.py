@@ -1,0 +1,109 @@
+"""RL Zoo's hyperparameter files, entry by entry, into border_py's experiment data: each (algorithm, env)
+is translated (complete: SB3's defaults fill what the entry omits), refused (naming every key border_py
+cannot take), or skipped (an env border_py does not run, with the reason)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from campaigns.rlzoo.draft import Draft, Refusal
+from campaigns.rlzoo.envs import EnvId, gym_id
+from campaigns.rlzoo.off_policy import translate_off_policy
+from campaigns.rlzoo.on_policy import translate_on_policy
+from campaigns.rlzoo.sb3 import DEFAULTS
+
+RLZOO_VERSION = "2.9.2"
+"""The rl_zoo3 release whose ``hyperparams/`` `HYPERPARAMS` holds."""
+HYPERPARAMS = Path(__file__).parent / "hyperparams"
+"""RL Zoo's hyperparameter files, copied unchanged from the rl_zoo3 2.9.2 wheel (``rl_zoo3/hyperparams/``;
+MIT licence beside them) for the algorithms border_py has."""
+
+ALGOS = ("dqn", "qrdqn", "sac", "tqc", "td3", "ddpg", "ppo", "a2c")
+"""RL Zoo's algorithms that border_py has (DDPG as TD3's ``ddpg`` variant)."""
+ZOO_ALGO = {"ddpg": "td3"}
+"""The border_py zoo file an RL Zoo algorithm's entries go to, where it is not its own name."""
+VARIANT = {"ddpg": "ddpg"}
+"""The variant of the entry an RL Zoo algorithm's entries become, where they are one."""
+
+
+@attrs.frozen
+class Outcome:
+    """What became of one RL Zoo entry."""
+
+    algo: str
+    """RL Zoo's algorithm (``ddpg`` for TD3's variant)."""
+    key: str
+    """RL Zoo's key (``Hopper-v4``, ``atari``)."""
+    env: EnvId | None = None
+    """The env, unless skipped."""
+    data: dict[str, dict[str, Any]] | None = None
+    """The translation (every field it sets, by section), unless skipped or refused."""
+    notes: tuple[str, ...] = ()
+    """The conversions made."""
+    refused: tuple[Refusal, ...] = ()
+    """The keys border_py cannot take (empty: translated)."""
+    skipped: str | None = None
+    """Why the entry was not translated at all."""
+
+    @property
+    def zoo_algo(self) -> str:
+        """border_py's zoo file (``td3`` for DDPG)."""
+        return ZOO_ALGO.get(self.algo, self.algo)
+
+    @property
+    def variant(self) -> str | None:
+        """The variant of the entry it becomes (``ddpg``), or ``None``."""
+        return VARIANT.get(self.algo)
+
+    @property
+    def name(self) -> str:
+        """``ppo Hopper-v5`` (``td3 Pendulum-v1 variant ddpg``), RL Zoo's key where skipped."""
+        env = self.env.gym if self.env else self.key
+        return f"{self.zoo_algo} {env}" + (f" variant {self.variant}" if self.variant else "")
+
+    def source(self, version: str) -> str:
+        """The citation of the entry: ``rl_zoo3 2.9.2 hyperparams/ppo.yml Hopper-v4``."""
+        return f"rl_zoo3 {version} hyperparams/{self.algo}.yml {self.key}"
+
+
+def read_hyperparams(directory: Path, algo: str) -> dict[str, Any]:
+    """RL Zoo's ``<directory>/<algo>.yml`` (``!!float`` tags and ``<<`` merge keys are YAML's own).
+
+    Raises:
+        ValueError: the file is not a mapping of entries.
+    """
+    data = yaml.safe_load((directory / f"{algo}.yml").read_text())
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{directory / algo}.yml: expected a mapping of env ids to hyperparameters")
+    return data
+
+
+def translate_entry(algo: str, key: str, given: Mapping[str, Any]) -> Outcome:
+    """RL Zoo's ``algo`` entry ``key`` (its keys ``given``), translated, refused or skipped."""
+    env = gym_id(key)
+    if isinstance(env, str):
+        return Outcome(algo, key, skipped=env)
+    draft = Draft(algo, given, DEFAULTS[algo])
+    draft.put("agent", type=ZOO_ALGO.get(algo, algo))
+    if algo in ("ppo", "a2c"):
+        translate_on_policy(draft, env)
+    else:
+        translate_off_policy(draft, env)
+    if env.renamed:
+        draft.notes.insert(0, f"env {env.rlzoo} -> {env.gym} (Gymnasium 1.x)")
+    refused = tuple(draft.refused)
+    return Outcome(algo, key, env, None if refused else draft.data, tuple(draft.notes), refused)
+
+
+def translate_all(directory: Path = HYPERPARAMS, algos: tuple[str, ...] = ALGOS) -> list[Outcome]:
+    """Every entry of RL Zoo's files for ``algos`` in ``directory``, in the files' order."""
+    return [
+        translate_entry(algo, key, given)
+        for algo in algos
+        for key, given in read_hyperparams(directory, algo).items()
+    ]
