@@ -78,6 +78,39 @@ def measure(rollouts: int, threads: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+def vector_rates(seconds: float) -> dict[str, float]:
+    """Env steps per second of 8 Pong games with random actions: ale-py's vector env on one thread (what
+    `AtariVecEnv` runs) against Gymnasium's async vector env of 8 processes, each ``ALE/Pong-v5`` with
+    Gymnasium's ``AtariPreprocessing`` and ``FrameStackObservation`` (the same DeepMind preprocessing)."""
+    import ale_py
+    import gymnasium as gym
+    import numpy as np
+    from ale_py.vector_env import AtariVectorEnv
+
+    gym.register_envs(ale_py)
+
+    def preprocessed() -> gym.Env[Any, Any]:
+        env = gym.make("ALE/Pong-v5", frameskip=1, repeat_action_probability=0.0)
+        env = gym.wrappers.AtariPreprocessing(env, frame_skip=4, noop_max=30)
+        return gym.wrappers.FrameStackObservation(env, 4)
+
+    envs = {
+        "ale-py vector env, 1 thread": AtariVectorEnv("pong", num_envs=GAMES, num_threads=1),
+        "Gymnasium async vector env, 8 processes": gym.vector.AsyncVectorEnv([preprocessed] * GAMES),
+    }
+    rates: dict[str, float] = {}
+    acts = np.random.default_rng(0).integers(0, 6, (1024, GAMES))
+    for name, env in envs.items():
+        env.reset(seed=0)
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            env.step(acts[steps % 1024])
+            steps += 1
+        rates[name] = steps * GAMES / (time.perf_counter() - start)
+        env.close()
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -85,7 +118,12 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=3)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--budget", type=int, default=2_500_000, help="env steps to project to")
+    parser.add_argument("--envs", type=float, default=0.0, help="seconds per vector env rate (0: none)")
     args = parser.parse_args()
+    if args.envs:
+        for name, rate in vector_rates(args.envs).items():
+            print(f"{name}: {rate:,.0f} env steps/s")
+        return
     print(
         "| threads | collect (s) | prepare (s) | update fp32 (s) | update bf16 (s) | env steps/s fp32 |"
         " projected h fp32 | projected h bf16 |"
