@@ -21,13 +21,14 @@ A subclass declares its parts (a record with at least an ``actor``: `border_py.a
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 import torch
 
 from border_py.agents.greedy import F32, MlpParts
+from border_py.agents.lr_schedule import linear_horizon, set_scheduled_lrs
 from border_py.agents.parts import Trained
 from border_py.agents.toolkit import load_state_arrays, state_arrays, torch_device
 from border_py.agents.torch_agent import AgentConfig, TorchAgent
@@ -80,6 +81,8 @@ class ActorCriticAgent(TorchAgent[P], Generic[C, P, B]):
         act_dim: the action size.
         action_low: the box's lower bounds (float32).
         action_high: the box's upper bounds (float32).
+        lr_horizon: in opt steps, where the config's linear ``lr_schedule`` reaches 0 (it moves the
+            optimisers ``_scheduled_lrs`` names); ``None``: the rates stay as configured.
 
     Raises:
         TypeError: the actions are not a box.
@@ -95,6 +98,7 @@ class ActorCriticAgent(TorchAgent[P], Generic[C, P, B]):
         self.action_low, self.action_high = low, high
         self.device = torch_device(config.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
+        self.lr_horizon = linear_horizon(config)
 
     @property
     def batch_size(self) -> int:
@@ -105,15 +109,29 @@ class ActorCriticAgent(TorchAgent[P], Generic[C, P, B]):
     def _update(self, buffer: ReplayBuffer[B]) -> dict[str, float]:
         """One update on a batch the update samples from ``buffer``; returns its ``train/...`` values."""
 
+    def _scheduled_lrs(self) -> Sequence[tuple[torch.optim.Optimizer, float]]:
+        """The optimisers a linear learning-rate schedule moves, each with its configured rate (SAC's: the
+        policy's, the critics' and alpha's); none here, and a linear schedule in the config is then refused
+        at the first opt step rather than ignored."""
+        return ()
+
     def opt(self, buffer: ReplayBuffer[B]) -> Record | None:
-        """``n_updates_per_opt`` updates, each on its own batch; ``None`` while the buffer is smaller than a
-        batch.
+        """``n_updates_per_opt`` updates, each on its own batch, at the rates of a linear schedule's opt
+        step ``opt_steps`` (if the config has one); ``None`` while the buffer is smaller than a batch.
 
         Returns:
             The mean of each ``train/...`` value over the updates that reported it.
         """
         if len(buffer) < self.config.batch_size:
             return None
+        if self.lr_horizon is not None:  # once per opt step, as SB3 sets its rates once per train() call
+            rates = self._scheduled_lrs()
+            if not rates:  # an agent of one's own on this base, whose config has the schedule's fields
+                raise NotImplementedError(
+                    f"{type(self).__name__}: its config asks for a linear lr_schedule but the agent names no "
+                    "optimiser for it: override _scheduled_lrs"
+                )
+            set_scheduled_lrs(self.lr_horizon, self.opt_steps, rates)
         records = [self._update(buffer) for _ in range(self.config.n_updates_per_opt)]
         self.opt_steps += 1
         keys = dict.fromkeys(k for r in records for k in r)

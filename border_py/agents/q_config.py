@@ -3,11 +3,14 @@ the explorer, the pixel encoder and the device."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import attrs
 
 from border_py.agents.cnn_config import NatureCnnConfig
 from border_py.agents.devices import device_name
 from border_py.agents.explorer_config import EpsilonGreedyConfig, SoftmaxConfig
+from border_py.agents.lr_schedule import check_lr_schedule
 from border_py.config import positive_finite
 
 __all__ = ["DeepQConfig"]
@@ -24,7 +27,14 @@ class DeepQConfig:
     """
 
     lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate."""
+    """Adam learning rate (at the start of a linear ``lr_schedule``)."""
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    """``linear``: the learning rate falls linearly to 0 over ``schedule_opt_steps``."""
+    schedule_opt_steps: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
+    )
+    """In opt steps: where the linear schedule reaches 0 (the run's budget in opt steps); needed by it.
+    Opt step ``k`` (from 0) trains at ``lr * (1 - min(k, schedule_opt_steps) / schedule_opt_steps)``."""
     adam_eps: float = attrs.field(default=1e-8, validator=positive_finite)
     """Adam's epsilon (the denominator's floor); Dopamine's Atari agents use 1.5e-4 to 3.125e-4."""
     batch_size: int = attrs.field(default=64, validator=attrs.validators.gt(0))
@@ -45,3 +55,6 @@ class DeepQConfig:
     (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+
+    def __attrs_post_init__(self) -> None:
+        check_lr_schedule(self.lr_schedule, self.schedule_opt_steps)

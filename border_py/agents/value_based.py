@@ -50,6 +50,7 @@ from border_py.agents.explorers import (
     discrete_actions,
     explorer_record,
 )
+from border_py.agents.lr_schedule import linear_horizon, set_scheduled_lrs
 from border_py.agents.parts import Tracked
 from border_py.agents.toolkit import NumpyMlp, load_state_arrays, state_arrays, torch_device
 from border_py.agents.torch_agent import AgentConfig, TorchAgent
@@ -186,6 +187,9 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
             )
         )
         self.explorer = build_explorer(config.explorer, seed)
+        self.lr_horizon = linear_horizon(config)
+        """In opt steps: where the config's linear ``lr_schedule`` reaches 0 (a config with the fields of
+        `border_py.agents.lr_schedule.ScheduledLrConfig`); ``None``: the rate stays ``config.lr``."""
         self._numpy_values: NumpyMlp | None = None
         """Set by an agent whose network acts as a `NumpyMlp` (`_values_of` then skips torch)."""
 
@@ -229,7 +233,8 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         return discrete_action(self.explorer, self._train, self.n_actions, lambda: forward(row)[0]).reshape(1)
 
     def opt(self, buffer: ReplayBuffer[B]) -> Record | None:
-        """One gradient step on a sampled batch; ``None`` while the buffer is smaller than a batch.
+        """One gradient step on a sampled batch, at a linear schedule's rate for opt step ``opt_steps`` (if
+        the config has one); ``None`` while the buffer is smaller than a batch.
 
         Returns:
             ``train/loss``, ``train/q_mean``, ``train/grad_norm`` and, for epsilon-greedy, ``train/epsilon``.
@@ -237,6 +242,8 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         c, net = self.config, self.parts.net
         if len(buffer) < c.batch_size:
             return None
+        if self.lr_horizon is not None:
+            set_scheduled_lrs(self.lr_horizon, self.opt_steps, [(net.optimizer, c.lr)])
         batch = buffer.batch(c.batch_size).to(self.device)
         loss, priority, q_mean = self._loss(batch)
         grad_norm = net.step_with_norm(loss, c.max_grad_norm)

@@ -6,6 +6,8 @@ sub-env, in one block; border_py takes an opt step every ``trainer.opt_interval`
 every 256 env steps become one every 2, spread out rather than in blocks. ``learning_starts`` is
 ``trainer.warmup_period`` (both in env steps). DQN's ``target_update_interval`` counts env steps in SB3,
 opt steps here, and SB3 checks it only between blocks, so the target moves at most once per block.
+A ``lin_X`` learning rate falls linearly to 0 over the budget's opt steps (``schedule_opt_steps``): SB3's
+falls over its env steps, and an opt step is due every ``opt_interval`` of them after the warm-up.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import math
 import re
 from fractions import Fraction
 
+from border_py.trainer.checks import opts_due
 from campaigns.rlzoo.draft import Draft, as_int, schedule, typed
 from campaigns.rlzoo.envs import EnvId
 from campaigns.rlzoo.policies import budget_and_discount, number, off_policy_policy
@@ -34,10 +37,13 @@ def translate_off_policy(draft: Draft, env: EnvId) -> None:
         if value is not None:
             draft.put("agent", **{key: value})
     if draft.algo in ("dqn", "qrdqn"):
+        _learning_rate(draft, budget, ("lr",))
         _q_learning(draft, budget, block)
     elif draft.algo in ("sac", "tqc"):
+        _learning_rate(draft, budget, ("actor_lr", "critic_lr", "alpha_lr"))
         _soft(draft)
     else:
+        _learning_rate(draft, budget, ("actor_lr", "critic_lr"))
         _td3(draft)
     draft.finish()
 
@@ -85,12 +91,28 @@ def _cadence(draft: Draft, n_envs: int, per_opt: str | None) -> tuple[int, int] 
     return env_steps, updates
 
 
-def _q_learning(draft: Draft, budget: int | None, block: tuple[int, int] | None) -> None:
+def _learning_rate(draft: Draft, budget: int | None, fields: tuple[str, ...]) -> None:
+    """SB3's one learning rate as each of border_py's optimisers' ``fields``; ``lin_X`` as a linear
+    ``lr_schedule`` over the opt steps ``budget`` env steps call for (after the cadence and the warm-up
+    are translated)."""
     found = schedule(draft, "learning_rate")
-    if found is not None and found[1]:
-        draft.refuse("learning_rate", f"lin_{found[0]:g}: border_py's {draft.algo} has no lr schedule")
-    elif found is not None:
-        draft.put("agent", lr=found[0])
+    if found is None:
+        return
+    lr, linear = found
+    draft.put("agent", **dict.fromkeys(fields, lr))
+    trainer = draft.data.get("trainer", {})
+    interval, warmup = trainer.get("opt_interval"), trainer.get("warmup_period")
+    if not linear or budget is None or interval is None or warmup is None:
+        return  # constant, or a key the horizon needs is refused already
+    opts = opts_due(0, budget, warmup, interval)
+    draft.put("agent", lr_schedule="linear", schedule_opt_steps=opts)
+    draft.note(
+        f"learning_rate lin_{lr:g}: {lr:g} falling to 0 over {opts:,} opt steps (schedule_opt_steps: those "
+        f"of the {budget:,} env steps, one every {interval} after the first {warmup:,})"
+    )
+
+
+def _q_learning(draft: Draft, budget: int | None, block: tuple[int, int] | None) -> None:
     max_grad_norm = draft.take("max_grad_norm")
     draft.put("agent", max_grad_norm=None if max_grad_norm is None else number(draft, "max_grad_norm",
                                                                                 max_grad_norm))  # fmt: skip
@@ -111,19 +133,8 @@ def _q_learning(draft: Draft, budget: int | None, block: tuple[int, int] | None)
     off_policy_policy(draft, ("hidden",), ("n_quantiles",) if draft.algo == "qrdqn" else ())
 
 
-def _single_lr(draft: Draft, fields: tuple[str, ...]) -> None:
-    """SB3's one learning rate as each of border_py's optimisers' (no schedule: border_py's SAC, TQC and
-    TD3 have none)."""
-    found = schedule(draft, "learning_rate")
-    if found is not None and found[1]:
-        draft.refuse("learning_rate", f"lin_{found[0]:g}: border_py's {draft.algo} has no lr schedule")
-    elif found is not None:
-        draft.put("agent", **dict.fromkeys(fields, found[0]))
-
-
 def _soft(draft: Draft) -> None:
     """SAC's and TQC's: the entropy coefficient, the target, gSDE (refused), the quantiles."""
-    _single_lr(draft, ("actor_lr", "critic_lr", "alpha_lr"))
     coef = draft.take("ent_coef")
     start = coef.partition("_")[2] if isinstance(coef, str) and coef.startswith("auto") else None
     if start is not None and re.fullmatch(r"|\d*\.?\d+(e-?\d+)?", start):
@@ -150,7 +161,6 @@ def _soft(draft: Draft) -> None:
 
 def _td3(draft: Draft) -> None:
     """TD3's (and DDPG's, TD3 without its tricks): the delays, the target smoothing, the exploration."""
-    _single_lr(draft, ("actor_lr", "critic_lr"))
     if draft.algo == "td3":
         draft.put("agent", policy_delay=as_int(draft, "policy_delay"),
                   target_noise=typed(draft, "target_policy_noise", float),

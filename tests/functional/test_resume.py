@@ -87,6 +87,21 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         ),
         False,
     ),
+    "sac-linear-lr": (  # the three rates fall over 200 opt steps: across the resume, then at 0
+        "Pendulum-v1",
+        lambda env: Sac(
+            SacConfig(
+                actor_hidden=(32, 32),
+                critic_hidden=(32, 32),
+                batch_size=32,
+                lr_schedule="linear",
+                schedule_opt_steps=200,
+            ),
+            env.spaces,
+            seed=3,
+        ),
+        False,
+    ),
     "tqc": (
         "Pendulum-v1",
         lambda env: Tqc(

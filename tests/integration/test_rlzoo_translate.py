@@ -125,6 +125,28 @@ def test_a_dqn_entry_explores_over_a_fraction_of_its_budget_in_env_steps() -> No
     )
 
 
+def test_an_off_policy_lin_learning_rate_falls_over_the_opt_steps_of_its_budget() -> None:
+    found = translate_entry("qrdqn", "LunarLander-v3", {
+        "n_timesteps": 1e5, "policy": "MlpPolicy", "learning_rate": "lin_1.5e-3", "learning_starts": 1000,
+        "train_freq": 4, "gradient_steps": 1,
+    })  # fmt: skip
+    assert found.refused == ()
+    assert found.data is not None
+    agent = found.data["agent"]
+    # An opt step every 4 env steps after the first 1,000: 100,000 / 4 - 1,000 / 4 of them.
+    assert (agent["lr"], agent["lr_schedule"], agent["schedule_opt_steps"]) == (1.5e-3, "linear", 24_750)
+
+    td3 = translate_entry("td3", "Pendulum-v1", {
+        "n_timesteps": 2e4, "policy": "MlpPolicy", "learning_rate": "lin_7e-4", "learning_starts": 1000,
+        "train_freq": 2, "gradient_steps": 2,
+    })  # fmt: skip
+    assert td3.refused == ()
+    assert td3.data is not None
+    agent = td3.data["agent"]
+    assert agent["actor_lr"] == agent["critic_lr"] == 7e-4
+    assert (agent["lr_schedule"], agent["schedule_opt_steps"]) == ("linear", 19_000)  # one per env step
+
+
 def test_no_key_is_dropped_silently() -> None:
     found = translate_entry("a2c", "CartPole-v1", {
         "n_timesteps": 1e5, "policy": "MlpPolicy", "frobnicate": 3, "frame_stack": 4,

@@ -38,11 +38,12 @@ class CrossQConfig(SoftActorCriticConfig):
     critic_hidden: tuple[int, ...] = attrs.field(default=(1024, 1024), validator=layer_sizes)
     """In units: widths of each critic's hidden layers (SBX's 1024x1024; the paper's 2048x2048)."""
     actor_lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate of the policy."""
+    """Adam learning rate of the policy (at the start of a linear ``lr_schedule``)."""
     critic_lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate of the critics."""
+    """Adam learning rate of the critics (at the start of a linear ``lr_schedule``)."""
     alpha_lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only)."""
+    """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only; at the start of a
+    linear ``lr_schedule``)."""
     adam_beta1: float = attrs.field(
         default=0.5, validator=[attrs.validators.ge(0.0), attrs.validators.lt(1.0)]
     )

@@ -36,7 +36,7 @@ class QrDqnConfig(DeepQConfig):
     kappa: float = attrs.field(default=1.0, validator=positive_finite)
     """In return units: the Huber threshold of the quantile Huber loss."""
     lr: float = attrs.field(default=5e-5, validator=positive_finite)
-    """Adam learning rate."""
+    """Adam learning rate (at the start of a linear ``lr_schedule``)."""
     adam_eps: float = attrs.field(default=0.01 / 32, validator=positive_finite)
     """Adam's epsilon (the denominator's floor): the paper's ``0.01 / 32``."""
     batch_size: int = attrs.field(default=32, validator=attrs.validators.gt(0))

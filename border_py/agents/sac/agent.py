@@ -4,6 +4,7 @@ shares with TQC and CrossQ (`SoftActorCritic`)."""
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
@@ -92,6 +93,15 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
         return Scalar.adam(
             "log_alpha", init, "alpha_optimizer", c.alpha_lr, self.device, trained=c.auto_alpha
         )
+
+    def _scheduled_lrs(self) -> Sequence[tuple[torch.optim.Optimizer, float]]:
+        """The policy's, the critics' and alpha's optimisers at their configured rates."""
+        c, parts = self.config, self.parts
+        return [
+            (parts.actor.optimizer, c.actor_lr),
+            (parts.critic.optimizer, c.critic_lr),
+            (parts.log_alpha.optimizer, c.alpha_lr),
+        ]
 
     @abstractmethod
     def _critic_values(self, b: TransitionBatch, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from border_py.agents.sac.agent import Sac
 
 from border_py.agents.devices import device_name
+from border_py.agents.lr_schedule import check_lr_schedule
 from border_py.config import finite, layer_sizes, positive_finite
 
 
@@ -30,11 +31,21 @@ class SoftActorCriticConfig:
     critic_hidden: tuple[int, ...] = attrs.field(default=(256, 256), validator=layer_sizes)
     """In units: widths of each critic's hidden layers."""
     actor_lr: float = attrs.field(default=3e-4, validator=positive_finite)
-    """Adam learning rate of the policy."""
+    """Adam learning rate of the policy (at the start of a linear ``lr_schedule``)."""
     critic_lr: float = attrs.field(default=3e-4, validator=positive_finite)
-    """Adam learning rate of the critics."""
+    """Adam learning rate of the critics (at the start of a linear ``lr_schedule``)."""
     alpha_lr: float = attrs.field(default=3e-4, validator=positive_finite)
-    """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only)."""
+    """Adam learning rate of ``log(alpha)`` (automatic entropy coefficient only; at the start of a
+    linear ``lr_schedule``)."""
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    """``linear``: the three learning rates (the policy's, the critics' and alpha's: SB3's one schedule
+    for all its optimisers) fall linearly to 0 over ``schedule_opt_steps``; the configured ones are where
+    they start."""
+    schedule_opt_steps: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
+    )
+    """In opt steps: where the linear schedule reaches 0 (the run's budget in opt steps); needed by it.
+    Opt step ``k`` (from 0) trains at ``lr * (1 - min(k, schedule_opt_steps) / schedule_opt_steps)``."""
     batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
     """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
     n_critics: int = attrs.field(default=2, validator=attrs.validators.ge(1))
@@ -61,6 +72,7 @@ class SoftActorCriticConfig:
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 
     def __attrs_post_init__(self) -> None:
+        check_lr_schedule(self.lr_schedule, self.schedule_opt_steps)
         if not self.log_std_min < self.log_std_max:
             raise ValueError(
                 f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"

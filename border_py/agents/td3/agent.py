@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -109,6 +109,11 @@ class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
         self.ou = torch.zeros(1, self.act_dim, device=device)
         self.updates = 0
         """Critic updates so far: the policy moves on every ``policy_delay``-th."""
+
+    def _scheduled_lrs(self) -> Sequence[tuple[torch.optim.Optimizer, float]]:
+        """The policy's and the critics' optimisers at their configured rates."""
+        c, parts = self.config, self.parts
+        return [(parts.actor.optimizer, c.actor_lr), (parts.critic.optimizer, c.critic_lr)]
 
     def _noise(self, shape: tuple[int, ...]) -> torch.Tensor:
         return torch.randn(shape, generator=self.generator, device=self.device)

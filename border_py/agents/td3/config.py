@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Literal
 import attrs
 
 from border_py.agents.devices import device_name
+from border_py.agents.lr_schedule import check_lr_schedule
 from border_py.base.spaces import Spaces
 from border_py.config import layer_sizes, positive_finite
 
@@ -36,9 +37,17 @@ class Td3Config:
     critic_hidden: tuple[int, ...] = attrs.field(default=(400, 300), validator=layer_sizes)
     """In units: widths of each critic's hidden layers."""
     actor_lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate of the policy."""
+    """Adam learning rate of the policy (at the start of a linear ``lr_schedule``)."""
     critic_lr: float = attrs.field(default=1e-3, validator=positive_finite)
-    """Adam learning rate of the critics."""
+    """Adam learning rate of the critics (at the start of a linear ``lr_schedule``)."""
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    """``linear``: both learning rates (SB3's one schedule for its optimisers) fall linearly to 0 over
+    ``schedule_opt_steps``; the configured ones are where they start."""
+    schedule_opt_steps: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
+    )
+    """In opt steps: where the linear schedule reaches 0 (the run's budget in opt steps); needed by it.
+    Opt step ``k`` (from 0) trains at ``lr * (1 - min(k, schedule_opt_steps) / schedule_opt_steps)``."""
     batch_size: int = attrs.field(default=256, validator=attrs.validators.gt(0))
     """In transitions per update. ``opt`` skips (returns ``None``) while the buffer holds fewer."""
     tau: float = attrs.field(default=0.005, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
@@ -66,6 +75,9 @@ class Td3Config:
     """Clip each network's gradient L2 norm to this; ``None``: no clipping."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
+
+    def __attrs_post_init__(self) -> None:
+        check_lr_schedule(self.lr_schedule, self.schedule_opt_steps)
 
     @classmethod
     def ddpg(cls, **changes: object) -> Td3Config:
