@@ -32,6 +32,15 @@ MAX_YAML_DEPTH = 64
 """How deep a YAML document may nest: a config is a few levels; a hostile file of 100,000 would exhaust
 the parser's recursion."""
 
+MAX_YAML_CHARS = 2**20
+"""The longest YAML text read, in characters: a config or a ``meta.yaml`` is a few kB. PyYAML reads about
+200 kB a second, and a run writes its config again with every save: 8 MB of env kwargs took a tiny run
+from seconds to nearly four minutes."""
+
+MAX_INT = 2**63 - 1
+"""The largest whole number a config field takes (int64, what numpy and torch count in): a larger one is
+a typo or a stand-in for "never", which is ``None``."""
+
 
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing aliases (a few hundred bytes of them expand to gigabytes), nesting
@@ -77,7 +86,7 @@ _BoundedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _
 
 def parse_yaml(text: str, source: str) -> Any:
     """Parses YAML as data from anyone: safe types only, no aliases, no key twice, at most
-    `MAX_YAML_DEPTH` levels deep.
+    `MAX_YAML_DEPTH` levels deep and `MAX_YAML_CHARS` long.
 
     Raises:
         ConfigError: not valid YAML or one of the above (``source`` named, with the line).
@@ -91,6 +100,11 @@ def parse_yaml(text: str, source: str) -> Any:
         ...     print(str(exc).split("   in ")[0])
         f.yaml: not valid YAML: the alias *x is refused: write the value out
     """
+    if len(text) > MAX_YAML_CHARS:
+        raise ConfigError(
+            f"{source}: {len(text):,} characters of YAML, more than the {MAX_YAML_CHARS:,} a config or "
+            "metadata file may hold (data belongs in a file the env or dataset reads)"
+        )
     try:
         return yaml.load(text, Loader=_BoundedLoader)
     except yaml.YAMLError as exc:
@@ -105,6 +119,8 @@ def _structure_int(value: object, _: type[int]) -> int:
     # refused.
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {value!r}")
+    if not -MAX_INT - 1 <= value <= MAX_INT:
+        raise ValueError(f"expected an integer in [-2**63, 2**63 - 1], got {value!r}")
     return value
 
 

@@ -1,14 +1,20 @@
 """Process-wide state, in one place: the seeds of python, numpy and torch, their RNG states for
-checkpoints, and torch's thread count and denormal mode (`configure_torch`)."""
+checkpoints, and torch's thread count and denormal mode (`configure_torch`).
+
+torch is imported by the first function that needs it: the run layer imports this module before it
+takes a model directory's lock, and a run refused there (the directory is busy) needs no torch.
+"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:
+    import torch
 
 
 def seed_everything(seed: int) -> None:
@@ -17,6 +23,8 @@ def seed_everything(seed: int) -> None:
     Components of border_py take their own seeds (env, replay buffer, explorer); this covers what they do
     not own, such as network initialisation.
     """
+    import torch
+
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -36,6 +44,8 @@ def configure_torch(threads: int) -> None:
     """
     if threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
+    import torch
+
     torch.set_num_threads(threads)
     torch.set_flush_denormal(True)
 
@@ -49,6 +59,8 @@ def global_rng_states() -> dict[str, Any]:
         >>> set_global_rng_states(state); random.random() == a
         True
     """
+    import torch
+
     version, internal, gauss = random.getstate()
     return {
         "python": [version, list(internal), gauss],
@@ -63,6 +75,8 @@ def set_global_rng_states(state: Mapping[str, Any]) -> None:
     Raises:
         ValueError: ``state`` is not such a state (checked before anything changes).
     """
+    import torch
+
     python, numpy_state, torch_state = _checked_rng_states(state)
     random.setstate(python)
     np.random.set_state(numpy_state)
@@ -98,6 +112,8 @@ def _check_mt19937(state: Mapping[str, Any]) -> None:
 
 def _checked_rng_states(state: Mapping[str, Any]) -> tuple[Any, dict[str, Any], torch.Tensor]:
     """Each RNG's state, validated on a fresh generator of its kind (the global ones untouched)."""
+    import torch
+
     try:
         version, internal, gauss = state["python"]
         python = (int(version), tuple(int(v) for v in internal), gauss)

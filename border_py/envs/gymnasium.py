@@ -47,7 +47,8 @@ def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **opti
     except gym.error.Error as exc:
         raise ValueError(f"env name {name!r}: {exc}") from exc
     except TypeError as exc:
-        raise ValueError(f"env kwargs {kwargs!r} are not accepted by {name}: {exc}") from exc
+        # Cut: Gymnasium's message repeats the kwargs, and a megabyte of them made a megabyte-long line.
+        raise ValueError(f"env kwargs {kwargs!r:.300} are not accepted by {name}: {exc!s:.500}") from exc
 
 
 class SpaceInfo:

@@ -8,7 +8,6 @@ online learns offline from it unchanged.
 from __future__ import annotations
 
 import json
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import numpy.typing as npt
 
 from border_py.base.spaces import Spaces
 from border_py.checkpoint import open_saved
+from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -124,14 +124,11 @@ def load_columns(file: Path) -> dict[str, npt.NDArray[Any]]:
     """
     if not file.is_file():
         raise FileNotFoundError(f"{file} not found")
-    try:
-        with file.open("rb") as f, np.load(f, allow_pickle=False) as data:
-            missing = [name for name in COLUMNS if name not in data.files]
-            if missing:
-                raise ValueError(f"{file} lacks the columns {missing}")
-            return {name: data[name] for name in COLUMNS}
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{file} is not a readable .npz file: {exc}") from exc
+    arrays = read_npz(file, ".npz", follow_link=True)
+    missing = [name for name in COLUMNS if name not in arrays]
+    if missing:
+        raise ValueError(f"{file} lacks the columns {missing}")
+    return {name: arrays[name] for name in COLUMNS}
 
 
 @attrs.frozen(kw_only=True)

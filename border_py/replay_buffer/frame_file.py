@@ -4,7 +4,6 @@ JSON state, no pickle, everything checked before the buffer changes."""
 from __future__ import annotations
 
 import json
-import zipfile
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from border_py.checkpoint import open_saved
+from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.sum_tree import SumTree
 
 if TYPE_CHECKING:
@@ -67,9 +66,8 @@ def load_frame_buffer(buffer: FrameReplayBuffer, file: Path) -> None:
     if not file.is_file():
         raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
     config = buffer.config
+    arrays = read_npz(file, "frame replay buffer")
     try:
-        with open_saved(file) as f, np.load(f, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
         state = json.loads(str(arrays.pop("state")))
         rng = np.random.default_rng()
         rng.bit_generator.state = state["rng"]
@@ -77,7 +75,7 @@ def load_frame_buffer(buffer: FrameReplayBuffer, file: Path) -> None:
         starts = [int(s) for s in state["episode_starts"]]
         pending = [deque((int(a), int(b)) for a, b in lane) for lane in state["pending"]]
         counters = int(state["n_batches"]), float(state["max_priority"])
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+    except (ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{file} is not a readable frame replay buffer file: {exc}") from exc
     expected = {
         "kind": "frames",

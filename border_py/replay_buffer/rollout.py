@@ -19,7 +19,6 @@ episode was cut there: its value bootstraps from its last observation, as at a t
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from border_py.checkpoint import open_saved
+from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.storage import TransitionStorage
 from border_py.replay_buffer.transition import Transition
 
@@ -236,12 +235,11 @@ class RolloutBuffer:
         file = path / ROLLOUT_FILE
         if not file.is_file():
             raise FileNotFoundError(f"{file} not found: the checkpoint holds no rollout buffer")
+        arrays = read_npz(file, "rollout buffer")
         try:
-            with open_saved(file) as f, np.load(f, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
             state = json.loads(str(arrays.pop("state")))
             n, size = int(state["len"]), int(state["rollout_size"])
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{file} is not a readable rollout buffer file: {exc}") from exc
         if size != self.config.rollout_size or not 0 <= n <= size:
             raise ValueError(

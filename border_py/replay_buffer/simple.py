@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,8 +11,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from border_py.checkpoint import open_saved
 from border_py.config import finite, positive_finite
+from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.sum_tree import SumTree
 from border_py.replay_buffer.transition import Transition, TransitionBatch
@@ -224,12 +223,10 @@ class SimpleReplayBuffer:
         file = path / BUFFER_FILE
         if not file.is_file():
             raise FileNotFoundError(f"{file} not found: the checkpoint holds no replay buffer")
+        arrays = read_npz(file, "replay buffer")
         try:
-            # Opened here: np.load leaks its own handle when the zip is unreadable.
-            with open_saved(file) as f, np.load(f, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
             counters = json.loads(str(arrays.pop("state")))
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        except (ValueError, KeyError) as exc:
             raise ValueError(f"{file} is not a readable replay buffer file: {exc}") from exc
         storage = self._check_saved(file, counters, arrays)
         rng = np.random.default_rng()
@@ -249,6 +246,8 @@ class SimpleReplayBuffer:
         self, file: Path, counters: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]
     ) -> TransitionStorage | None:
         """The storage ``file`` describes, after checking it matches this buffer's config."""
+        if not isinstance(counters, dict):
+            raise ValueError(f"{file}: the buffer state is not a mapping")
         missing = {
             "capacity",
             "prioritized",
@@ -260,7 +259,7 @@ class SimpleReplayBuffer:
         } - counters.keys()
         if missing:
             raise ValueError(f"{file}: the buffer state lacks {sorted(missing)}")
-        capacity, n = self.config.capacity, counters["len"]
+        capacity, n, head = self.config.capacity, counters["len"], counters["next"]
         if counters["capacity"] != capacity:
             raise ValueError(
                 f"{file} holds a buffer of capacity {counters['capacity']}, this one has {capacity}"
@@ -271,8 +270,12 @@ class SimpleReplayBuffer:
                 f"{file} holds a {kinds[counters['prioritized']]} buffer, "
                 f"this one is {kinds[self.config.per is not None]}"
             )
-        if not (0 <= n <= capacity and 0 <= counters["next"] < capacity):
-            raise ValueError(f"{file}: inconsistent counters len={n}, next={counters['next']}")
+        # Whole numbers as saved (JSON may hold "12" or 1e300): compared, then taken as int on load.
+        counts = (n, head, counters["n_batches"])
+        if not (all(type(c) is int for c in counts) and 0 <= n <= capacity and 0 <= head < capacity):
+            raise ValueError(f"{file}: inconsistent counters len={n!r:.40}, next={head!r:.40}")
+        if type(counters["max_priority"]) not in (int, float) or counters["n_batches"] < 0:
+            raise ValueError(f"{file}: n_batches and max_priority must be numbers")
         if n == 0:
             return None
         expected = [*COLUMNS, "priority"] if self.config.per is not None else list(COLUMNS)

@@ -24,6 +24,7 @@ continues); asynchronous actors that keep dying save one too, with exit status 2
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,7 +40,13 @@ from border_py.run.arguments import resume_data, saved_experiment, train_argumen
 from border_py.run.experiment import AnyExperiment
 from border_py.run.held_warnings import one_line_own_warnings
 from border_py.run.recording import RECORDERS, Tracking
-from border_py.trainer.interrupts import ExperienceSourceError, TrainingInterrupted, TrainingStalledError
+from border_py.trainer.interrupts import (
+    ExperienceSourceError,
+    Stopped,
+    TrainingInterrupted,
+    TrainingStalledError,
+    sigterm_stops_at_once,
+)
 
 REFUSED = (
     ConfigError,
@@ -299,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["datasets"]:
         from border_py.run.zoo_datasets import main as datasets_main
 
-        return datasets_main(argv[1:])
+        return guarded(lambda: datasets_main(argv[1:]))
     args = parser().parse_args(argv)
     # The current folder importable for this command only; border_py's own warnings one line each.
     with user_code(args), one_line_own_warnings():
@@ -308,9 +315,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def guarded(command: Callable[[], int]) -> int:
     """Runs ``command`` as the CLI runs its verbs: bad input is one line on stderr and exit status 2; an
-    interrupt (a checkpoint saved) says how to continue and exits with 128 + the signal number."""
+    interrupt (a checkpoint saved) says how to continue and exits with 128 + the signal number; so does a
+    signal that stops it at once (before training's first step, or a second one), in one line."""
     try:
-        return command()
+        with sigterm_stops_at_once():
+            return command()
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        print(
+            f"stopped at once by {signal.Signals(signum).name}: saves are atomic, so every checkpoint is "
+            "whole or absent",
+            file=sys.stderr,
+        )
+        return 128 + signum
     except TrainingInterrupted as exc:
         print(str(exc), file=sys.stderr)
         if exc.checkpoint is not None:

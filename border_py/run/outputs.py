@@ -7,7 +7,9 @@ only when asked.
 from __future__ import annotations
 
 import os
-from contextlib import closing
+import shutil
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -78,27 +80,62 @@ def export_policy(
     experiment: AnyExperiment, model_dir: Path, out: Path, checkpoint: str = "best"
 ) -> list[Path]:
     """Writes the saved model's greedy policy to the directory ``out``: numpy arrays and JSON
-    (`NumpyPolicy`), and ONNX when the ``export`` extra is installed.
+    (`NumpyPolicy`), and ONNX when the ``export`` extra is installed. The files are written beside
+    ``out`` and moved into it once all are whole: a failed export (a full disk) adds nothing to ``out``.
 
     Raises:
         TypeError, ValueError: the agent cannot be exported (the message says why).
         FileNotFoundError: the saved model is missing or incomplete.
+        OSError: writing failed (a full disk, say); the message names ``out``.
     """
     from border_py.export import export_numpy
 
     saved = saved_model_path(model_dir, checkpoint)
     with closing(build_eval_env(experiment)) as env:
         agent = load_agent(experiment, saved, env)
-    written = [export_numpy(agent, out)]
-    print(f"wrote {written[0]}: numpy policy (border_py.export.NumpyPolicy.load)")
     try:
         import onnxruntime  # noqa: F401
         import onnxscript  # noqa: F401
     except ImportError:
-        print("ONNX skipped: the export extra (onnx, onnxscript, onnxruntime) is not installed")
-        return written
-    from border_py.export import export_onnx
+        onnx = False
+    else:
+        onnx = True
+    with _staged(out) as stage:
+        export_numpy(agent, stage)
+        if onnx:
+            from border_py.export import export_onnx
 
-    written.append(export_onnx(agent, out))
-    print(f"wrote {written[-1]}: ONNX policy (border_py.export.OnnxPolicy.load)")
-    return written
+            export_onnx(agent, stage)
+    print(f"wrote {out}: numpy policy (border_py.export.NumpyPolicy.load)")
+    if not onnx:
+        print("ONNX skipped: the export extra (onnx, onnxscript, onnxruntime) is not installed")
+        return [out]
+    from border_py.export.onnx_policy import ONNX_FILE
+
+    print(f"wrote {out / ONNX_FILE}: ONNX policy (border_py.export.OnnxPolicy.load)")
+    return [out, out / ONNX_FILE]
+
+
+@contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    """A hidden sibling of ``out`` to write into, whose files move into ``out`` once the block ends
+    (renames within one filesystem, which a full disk does not fail); removed whatever happens.
+
+    Raises:
+        OSError: writing or moving failed; the message names ``out`` and says nothing was written.
+    """
+    stage = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(stage, ignore_errors=True)
+        stage.mkdir()
+        yield stage
+        if not out.exists():
+            stage.rename(out)
+        for file in stage.iterdir() if stage.exists() else ():
+            os.replace(file, out / file.name)
+    except OSError as exc:
+        said = exc.strerror or str(exc)
+        raise OSError(exc.errno, f"could not export to {out}: {said}; nothing was written there") from exc
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

@@ -238,17 +238,73 @@ def parser(prog: str = "border-py datasets") -> argparse.ArgumentParser:
     return parser
 
 
+WRITES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "pendulum": (
+        ("pendulum-medium-v0", "pendulum-replay-v0"),
+        ("sac_pendulum_expert", "sac_pendulum_medium"),
+    ),
+    "cartpole": (("cartpole-medium-v0",), ("dqn_cartpole_medium",)),
+    "hopper": (("hopper-medium-v0",), ("sac_hopper_medium",)),
+}
+"""What each builder writes: its datasets under ``--out``, its behaviour runs under ``--work``."""
+
+
 def main(argv: list[str] | None = None, prog: str = "border-py datasets") -> int:
-    """Builds the chosen datasets and prints a line per dataset."""
+    """Builds the chosen datasets and prints a line per dataset.
+
+    Raises:
+        NotADirectoryError, FileExistsError: bad paths (see `_directory`), before anything trains; the
+            CLI says them in one line.
+    """
     args = parser(prog).parse_args(argv)
+    out, work = _directory("--out", args.out), _directory("--work", args.work)
+    _refuse_what_it_would_replace(args.only, out, work)
     from border_py.datasets import datasets_path  # torch: after the flags are read (and --help said)
 
-    args.out.mkdir(parents=True, exist_ok=True)
-    with datasets_path(str(args.out)):
+    out.mkdir(parents=True, exist_ok=True)
+    with datasets_path(str(out)):
         for name in args.only:
-            for report in BUILDERS[name](args.out, args.work, args.ref_episodes):
+            for report in BUILDERS[name](out, work, args.ref_episodes):
                 print(attrs.asdict(report), flush=True)
     return 0
+
+
+def _directory(flag: str, path: Path) -> Path:
+    """``path`` as the OS resolves it: a link the user named is followed, and ``..`` after a link leads to
+    the parent of its target, not back (Minari is given the path, the training runs its folders: both
+    must mean one place).
+
+    Raises:
+        NotADirectoryError: a part of ``path`` is a file (``runs/file/..`` included).
+    """
+    part = Path()
+    for piece in path.parts:
+        part = part / piece
+        if part.exists() and not part.is_dir():
+            raise NotADirectoryError(f"{flag} {path}: {part} is a file, not a directory")
+    return path.resolve()
+
+
+def _refuse_what_it_would_replace(only: list[str], out: Path, work: Path) -> None:
+    """A dataset is written, and a behaviour run trains, into folders of the command's own naming: never
+    through a link planted there (a run with ``overwrite`` would clear what it points to), and never over
+    a dataset already built (Minari refuses it, after the training).
+
+    Raises:
+        FileExistsError: a dataset folder exists, or a dataset or run folder is a symbolic link.
+    """
+    for name in only:
+        ids, runs = WRITES[name]
+        for folder in [out / i for i in ids] + [work / r for r in runs]:
+            if folder.is_symlink():
+                raise FileExistsError(
+                    f"{folder} is a symbolic link: border-py datasets never writes through one"
+                )
+        for folder in (out / i for i in ids):
+            if folder.exists():
+                raise FileExistsError(
+                    f"dataset {folder} exists already: remove it to build it again, or give another --out"
+                )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
@@ -52,6 +54,37 @@ class ExperienceSourceError(RuntimeError):
 class TrainingStalledError(RuntimeError):
     """The agent skipped ``TrainerConfig.max_skipped_opts`` ``opt`` calls in a row after the warm-up: the
     run is not learning (a batch the buffer can never hold, say), so it stops, said in one line."""
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM outside training's steps (while a run is built, checked or loaded) or a second signal: the
+    process stops at once, as Ctrl-C does; saves are atomic, so none is left half-written.
+
+    Attributes:
+        signum: the signal received.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextmanager
+def sigterm_stops_at_once() -> Iterator[None]:
+    """While active (in the main thread), SIGTERM raises `Stopped` where Python would die without a word:
+    the command stops as on Ctrl-C (`KeyboardInterrupt`), and `Interrupts` hands a second SIGTERM to it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise Stopped(signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class Interrupts:

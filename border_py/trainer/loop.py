@@ -188,7 +188,7 @@ def run_training(
 ) -> TrainResult:
     """Runs the loop of the module docstring until the books say stop; see ``Trainer.train``. ``on_start``
     is called once everything is loaded (a resumed run's checkpoint included), before the first step."""
-    config, agent, buffer = settings.config, settings.agent, settings.buffer
+    config, agent = settings.config, settings.agent
 
     def write_state(path: Path) -> list[Path]:
         state = {
@@ -203,15 +203,29 @@ def run_training(
     books = Bookkeeper(
         config, agent, recorder, settings.evaluator, meta, regime.take_record, write_state, settings.observers
     )
-    rng = None if settings.resume is None else _restore(settings.resume, regime, books)
-    if on_start is not None:
-        on_start()
-    agent.train()
+    # Heard from the restore on: a signal while the checkpoint loads stops the run before its first step,
+    # with that checkpoint (the books say it is saved), as one during a step stops it after the step.
+    with Interrupts() as interrupts:
+        rng = None if settings.resume is None else _restore(settings.resume, regime, books)
+        if on_start is not None:
+            on_start()
+        agent.train()
+        if rng is not None:
+            set_global_rng_states(rng)  # last: nothing above may draw from them
+        return _loop(settings, regime, books, interrupts, progress)
+
+
+def _loop(
+    settings: RunSettings[O, A, B],
+    regime: Regime,
+    books: Bookkeeper[Any, Any],
+    interrupts: Interrupts,
+    progress: bool,
+) -> TrainResult:
+    """The steps of `run_training` until the books say stop or a signal came."""
+    config, agent, buffer = settings.config, settings.agent, settings.buffer
     by_opts = config.max_opts is not None
-    bar = _progress_bar(config, books, progress)
-    if rng is not None:
-        set_global_rng_states(rng)  # last: nothing above may draw from them
-    with Interrupts() as interrupts, bar:
+    with _progress_bar(config, books, progress) as bar:
         while books.stop_reason is None and interrupts.signum is None:
             env_steps = books.env_steps
             for _ in range(_advance(regime, books)):

@@ -1,6 +1,6 @@
-"""PPO (and A2C) on pixels: the Nature CNN shared by the policy and the value, uint8 frames kept uint8 from the env to
-the network, the preparation's bootstrap values computed only where they are needed, and a pixel task
-learnt through the whole on-policy path (Trainer, SimpleStepProcessor, RolloutBuffer)."""
+"""PPO (and A2C) on pixels: the Nature CNN shared by the policy and the value, uint8 frames kept uint8 from
+the env to the network, the preparation's bootstrap values computed only where they are needed, and a
+pixel task learnt through the whole on-policy path (Trainer, SimpleStepProcessor, RolloutBuffer)."""
 
 from __future__ import annotations
 

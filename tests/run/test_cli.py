@@ -223,7 +223,8 @@ def test_set_accepts_every_key_the_yaml_accepts_and_a_near_miss_gets_suggestions
     assert codec.apply_overrides(sac, ["torch_threads=2"])["torch_threads"] == 2
     with pytest.raises(
         ConfigError,
-        match=r"mean 'agent.actor_lr', 'agent.alpha_lr', 'agent.critic_lr'\?; known here: .*'init_alpha'",
+        match=r"mean 'agent.actor_lr', 'agent.alpha_lr', 'agent.critic_lr', 'agent.lr_schedule'\?; "
+        r"known here: .*'init_alpha'",
     ):
         codec.apply_overrides(sac, ["agent.lr=1e-3"])
     with pytest.raises(

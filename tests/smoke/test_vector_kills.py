@@ -8,57 +8,23 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.checkpoint_diff import checkpoint_differences
+from tests.kills import drive
 
-ROOT = Path(__file__).parents[2]
 MAX_OPTS = 8
-INTERRUPTED = 3
-"""The driver's exit status after a SIGTERM (``TrainingInterrupted``, its checkpoint saved)."""
-
-_DRIVER = f"""
-import os, sys
-from pathlib import Path
-from border_py import TrainingInterrupted
-from border_py.run import TrainOptions, train, zoo
-from border_py.trainer import SyncSampler
-
-model_dir, kill_at, signum = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-calls = 0
-sample_and_push = SyncSampler.sample_and_push
-
-def counted(self, policy, buffer):
-    global calls
-    calls += 1
-    if calls == kill_at:
-        os.kill(os.getpid(), signum)
-    return sample_and_push(self, policy, buffer)
-
-SyncSampler.sample_and_push = counted
-schedule = {{"max_opts": {MAX_OPTS}, "max_env_steps": None, "eval_interval": 3, "record_interval": 1,
-            "save_interval": 2}}
-evaluator = {{"n_episodes": 2}}
-experiment = zoo.experiment("ppo", "CartPole-v1", str(model_dir), trainer=schedule, evaluator=evaluator)
-try:
-    train(experiment, TrainOptions(progress=False, quiet=True, resume=True))  # from scratch when none saved
-except TrainingInterrupted:
-    sys.exit({INTERRUPTED})
-"""
+CHANGES = {
+    "trainer": {"max_opts": MAX_OPTS, "max_env_steps": None, "eval_interval": 3, "record_interval": 1,
+                "save_interval": 2},
+    "evaluator": {"n_episodes": 2},
+}  # fmt: skip
 
 
 def _drive(model_dir: Path, kill_at: int, signum: int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", _DRIVER, str(model_dir), str(kill_at), str(signum)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return drive(model_dir, "ppo", "CartPole-v1", CHANGES, "sample", kill_at, signum)
 
 
 @pytest.mark.smoke
@@ -72,7 +38,7 @@ def test_ppo_in_a_vector_env_killed_at_random_moments_ends_as_an_uninterrupted_r
         # A fresh process counts sampler calls from 0 and resumes at the newest checkpoint (a save every
         # 64 calls): up to 1.5 saves' worth, so some kills repeat work and others move the run on.
         done = _drive(killed, kill_at=rng.randint(1, 96), signum=signum)
-        expected = -signal.SIGKILL if signum == signal.SIGKILL else INTERRUPTED
+        expected = -signal.SIGKILL if signum == signal.SIGKILL else 128 + signum
         assert done.returncode in (expected, 0), done.stdout + done.stderr
         finished = done.returncode == 0  # the run ended before its kill came
         if finished:
