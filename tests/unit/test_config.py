@@ -192,3 +192,12 @@ def test_hostile_yaml_is_refused_in_one_line_before_it_expands(text: str, match:
 def test_a_config_may_nest_as_deep_as_the_limit() -> None:
     depth = MAX_YAML_DEPTH
     assert parse_yaml("[" * depth + "]" * depth, "f.yaml") is not None
+
+
+def test_a_timestamp_pyyaml_cannot_read_stays_text_rather_than_crash() -> None:
+    """Found by tests/fuzz: PyYAML's date constructor raised AttributeError on `!!timestamp 2001-01-01env`
+    (a traceback through every YAML a user or a model directory hands border_py)."""
+    from border_py.config import parse_yaml
+
+    assert parse_yaml("!!timestamp 2001-01-01env:\n  x: 1", "f.yaml") == {"2001-01-01env": {"x": 1}}
+    assert parse_yaml("when: 2001-01-01", "f.yaml") == {"when": "2001-01-01"}
