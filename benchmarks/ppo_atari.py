@@ -21,19 +21,20 @@ from typing import Any
 import torch
 
 from border_py import AtariEnvConfig, AtariVecEnvConfig, SimpleStepProcessorConfig
-from border_py.agents import NatureCnnConfig, Ppo, PpoConfig
+from border_py.agents import Ppo, PpoConfig
 from border_py.base import Spaces
 from border_py.replay_buffer import RolloutBufferConfig
 from border_py.replay_buffer.rollout import Rollout
+from border_py.run import zoo
 from border_py.trainer.sampler import SyncSampler
 
 GAMES, STEPS = 8, 128
 
 
 def _agent(spaces: Any) -> Ppo:
-    config = PpoConfig(
-        encoder=NatureCnnConfig(), hidden=(512,), activation="relu", n_epochs=4, batch_size=256, ent_coef=0.01
-    )
+    """The zoo's ``ALE/Pong-v5`` agent: the one the campaign trains."""
+    config = zoo.experiment("ppo", "ALE/Pong-v5").agent
+    assert isinstance(config, PpoConfig)
     return config.build(spaces, seed=0)
 
 
