@@ -298,22 +298,14 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         body, head = self.parts.model.net.body, self.parts.model.net.action_net
         low, high = (None, None) if self.action_bounds is None else self.action_bounds
         if isinstance(body, SharedTrunk):
-            return MlpParts(
-                obs_mean=None,
-                obs_std=None,
-                obs_clip=None,
-                layers=[*linear_layers(body.layers), *linear_layers(head)],
-                activation=self.config.activation,
-                head="argmax" if self.discrete else "clip_box",
-                low=low,
-                high=high,
-                conv=conv_parts(body.encoder, self.obs_shape),
-            )
-        layers = [
-            (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
-            for w, b in zip(body.weights, body.biases, strict=True)
-        ]
-        normalise = self.config.normalize_obs
+            layers, conv = linear_layers(body.layers), conv_parts(body.encoder, self.obs_shape)
+        else:
+            layers = [
+                (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
+                for w, b in zip(body.weights, body.biases, strict=True)
+            ]
+            conv = None
+        normalise = self.config.normalize_obs  # never with an encoder: the config refuses both
         return MlpParts(
             obs_mean=f32(self.obs_rms.mean) if normalise else None,
             obs_std=f32(np.sqrt(self.obs_rms.var + 1e-8)) if normalise else None,
@@ -323,6 +315,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             head="argmax" if self.discrete else "clip_box",
             low=low,
             high=high,
+            conv=conv,
         )
 
     def _state(self) -> dict[str, Any]:
