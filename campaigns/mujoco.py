@@ -38,7 +38,8 @@ class SeedRun:
     seed: int
     model_dir: Path
     overrides: tuple[str, ...] = ()
-    """``--set`` overrides for a run from scratch (a smoke test's tiny budget); none for the campaign."""
+    """``--set`` overrides for a run from scratch after the job's own `Job.changes` (a smoke test's tiny
+    budget); none for the campaign."""
 
     def finished(self) -> bool:
         """Whether the run's newest checkpoint is at its budget (env steps or opt steps)."""
@@ -60,7 +61,8 @@ class SeedRun:
         common = ["--model-dir", str(self.model_dir), "--no-progress"]
         if RunDir(self.model_dir).resume_point() is not None:
             return ["resume", *common]
-        changes = ["--set", *self.overrides] if self.overrides else []
+        overrides = (*self.job.changes, *self.overrides)
+        changes = ["--set", *overrides] if overrides else []
         return [
             "train",
             self.job.algo,
