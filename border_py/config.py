@@ -41,6 +41,14 @@ MAX_INT = 2**63 - 1
 """The largest whole number a config field takes (int64, what numpy and torch count in): a larger one is
 a typo or a stand-in for "never", which is ``None``."""
 
+MAX_EPISODE_STEPS = 1_000_000
+"""The longest episode limit an env config sets, in env steps (Atari's in frames). An evaluation plays
+each of its episodes to the end between two opt steps, and a stop signal waits for it; in an env that
+never ends an episode on its own (Pendulum; Breakout while the agent never fires) every one runs to the
+limit. A million steps is seconds to minutes (classic control steps in about 10 us, MuJoCo in about 50)
+and 500 times the longest limit Gymnasium registers (BipedalWalkerHardcore's 2,000); ``10**12``, which
+int64 holds, ran for months."""
+
 
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing aliases (a few hundred bytes of them expand to gigabytes), nesting
@@ -166,6 +174,15 @@ positive_finite = [attrs.validators.gt(0.0), finite]
 
 unit_interval = [attrs.validators.ge(0.0), attrs.validators.le(1.0)]
 """attrs validators: a number in ``[0, 1]`` (GAE's lambda, a probability)."""
+
+
+def episode_limit(instance: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+    """attrs validator: ``value`` is ``None`` or an episode limit in [1, `MAX_EPISODE_STEPS`]."""
+    if value is not None and not 0 < value <= MAX_EPISODE_STEPS:
+        raise ValueError(
+            f"'{attribute.name}' must be in [1, {MAX_EPISODE_STEPS:,}], got {value:,}: an evaluation plays "
+            "each episode of an env that never ends one on its own to this limit"
+        )
 
 
 def layer_sizes(instance: object, attribute: attrs.Attribute[Any], value: tuple[int, ...]) -> None:

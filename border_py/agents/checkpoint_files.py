@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,40 @@ import torch
 from torch import nn
 
 from border_py.checkpoint import CheckpointError, open_saved
+
+MAX_COUNT = 2**63 - 1
+"""The largest counter ``state.pt`` may hold (what an int64 counter holds)."""
+
+
+def saved_count(value: Any, key: str) -> int:
+    """``value``, a counter read from ``state.pt`` under ``key`` (``opt_steps``, ``explorer.n_steps``).
+
+    Raises:
+        ValueError: it is not a whole number in [0, 2**63 - 1] (naming ``key``).
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ValueError(f"{key} must be a whole number in [0, 2**63 - 1], got {value!r:.60}")
+    return value
+
+
+def check_generator_state(generator: torch.Generator, state: Any, key: str) -> None:
+    """Refuses a saved state ``restore_generator`` would fail on, ``generator`` untouched: a state of
+    ``generator``'s own size is tried on a fresh generator of its device (torch validates it there);
+    another device's state (a CUDA one is 16 bytes) is kept out of it anyway.
+
+    Raises:
+        ValueError: ``state`` is not a 1-d uint8 tensor, or torch refuses it (naming ``key``).
+    """
+    expected = f"{key} must be a generator state (a 1-d uint8 tensor)"
+    if not isinstance(state, torch.Tensor):
+        raise ValueError(f"{expected}, got {state!r:.60}")
+    if state.dtype != torch.uint8 or state.dim() != 1:
+        raise ValueError(f"{expected}, got {state.dtype} of shape {tuple(state.shape)}")
+    if state.numel() == generator.get_state().numel():
+        try:
+            torch.Generator(generator.device).set_state(state.cpu())
+        except RuntimeError as exc:
+            raise ValueError(f"{key} is not a state torch's generator takes: {exc}") from exc
 
 
 def load_optimizer(optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
@@ -48,18 +82,20 @@ def load_modules(
     agent: str,
     device: torch.device,
     extra_keys: Iterable[str] = (),
+    check_extra: Callable[[dict[str, Any]], None] = lambda extra: None,
 ) -> dict[str, Any]:
     """Reads what `save_modules` wrote into ``modules``; returns the ``extra`` mapping.
 
-    Every file is read and checked (keys and shapes, and that ``state.pt`` holds ``extra_keys``) before
-    any module is changed, so a bad file leaves the modules as they were.
+    Every file is read and checked (keys and shapes, that ``state.pt`` holds ``extra_keys``, and
+    ``check_extra`` of its values, which raises a `ValueError` naming the key) before any module is
+    changed, so a bad file leaves the modules as they were.
 
     Raises:
         FileNotFoundError: a file is missing (the message names it).
         ValueError: a file is unreadable or does not match the module it is loaded into (the message names
             the file).
         CheckpointError: a file holds a NaN or an infinity in a floating tensor (the message names the file
-            and the tensor).
+            and the tensor), or ``check_extra`` refused a value of ``state.pt`` (the file and the key).
     """
     for name in [*modules, "state.pt"]:
         if not (path / name).is_file():
@@ -88,6 +124,10 @@ def load_modules(
         _check_matches(path / name, states[name], module, agent)
     for file, state in [*((path / name, states[name]) for name in modules), (path / "state.pt", extra)]:
         _check_finite(file, state)
+    try:
+        check_extra(extra)
+    except ValueError as exc:
+        raise CheckpointError(f"{path / 'state.pt'}: {exc}") from exc
     for name, module in modules.items():
         module.load_state_dict(states[name])
     return extra

@@ -12,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from border_py.agents.checkpoint_files import saved_count
+
 # The configs live in a torch-free module (an agent's config names them); offered here with the explorers.
 from border_py.agents.explorer_config import EpsilonGreedyConfig as EpsilonGreedyConfig
 from border_py.agents.explorer_config import SoftmaxConfig as SoftmaxConfig
@@ -56,6 +58,15 @@ class EpsilonGreedy:
         """The schedule position and the RNG state, for a checkpoint."""
         return {"n_steps": self.n_steps, "rng": self._rng.bit_generator.state}
 
+    def check_state_dict(self, state: Any, key: str) -> None:
+        """Refuses, changing nothing, a saved state (under ``key``) `load_state_dict` would fail on.
+
+        Raises:
+            ValueError: naming ``key`` and the field.
+        """
+        _check_rng(self._rng, state, key)
+        saved_count(state.get("n_steps"), f"{key}.n_steps")
+
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restores what `state_dict` returned."""
         self.n_steps = int(state["n_steps"])
@@ -79,12 +90,32 @@ class Softmax:
         """The RNG state, for a checkpoint."""
         return {"rng": self._rng.bit_generator.state}
 
+    def check_state_dict(self, state: Any, key: str) -> None:
+        """Refuses, changing nothing, a saved state (under ``key``) `load_state_dict` would fail on.
+
+        Raises:
+            ValueError: naming ``key`` and the field.
+        """
+        _check_rng(self._rng, state, key)
+
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Restores what `state_dict` returned."""
         self._rng.bit_generator.state = state["rng"]
 
 
 Explorer = EpsilonGreedy | Softmax
+
+
+def _check_rng(rng: np.random.Generator, state: Any, key: str) -> None:
+    """Tries ``state["rng"]`` on a fresh bit generator of ``rng``'s kind: numpy converts a state's numbers
+    only when it takes one (``-1`` or ``2**200`` raise ``OverflowError`` there)."""
+    if not isinstance(state, Mapping):
+        raise ValueError(f"{key} must be a mapping, got {type(state).__name__}")
+    kind = type(rng.bit_generator)
+    try:
+        kind().state = state["rng"]
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{key}.rng is not a {kind.__name__} state: {exc!r:.200}") from exc
 
 
 def build_explorer(config: EpsilonGreedyConfig | SoftmaxConfig, seed: int) -> Explorer:

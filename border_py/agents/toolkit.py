@@ -27,6 +27,7 @@ from border_py.agents.checkpoint_files import load_modules as load_modules
 from border_py.agents.checkpoint_files import load_optimizer as load_optimizer
 from border_py.agents.checkpoint_files import load_state_arrays as load_state_arrays
 from border_py.agents.checkpoint_files import save_modules as save_modules
+from border_py.agents.checkpoint_files import saved_count as saved_count
 from border_py.agents.checkpoint_files import state_arrays as state_arrays
 from border_py.agents.devices import DEVICE_TYPES
 from border_py.agents.devices import device_name as device_name
@@ -48,6 +49,7 @@ __all__ = [
     "load_state_arrays",
     "mlp",
     "save_modules",
+    "saved_count",
     "state_arrays",
     "torch_device",
     "update_target",

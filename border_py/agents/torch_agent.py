@@ -29,7 +29,7 @@ saved and how, and acts through the agent's ``_act``:
 states, the scalars, ``opt_steps``, the generator's state, then what `_state` adds); ``load_params`` reads
 every file and checks it against the agent before changing anything (`border_py.agents.checkpoint_files`);
 ``sample`` and ``sample_batch`` are `_act` for one observation and for a vector env's. An agent with more
-to keep (an explorer, running statistics) extends `_state` and `_load_state`.
+to keep (an explorer, running statistics) extends `_state`, `_check_state` and `_load_state`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,13 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-from border_py.agents.checkpoint_files import load_modules, load_optimizer, save_modules
+from border_py.agents.checkpoint_files import (
+    check_generator_state,
+    load_modules,
+    load_optimizer,
+    save_modules,
+    saved_count,
+)
 from border_py.agents.parts import Saved, Scalar, Tracked, Trained, parts_of
 from border_py.agents.toolkit import TrainEvalMode
 
@@ -149,8 +155,15 @@ class TorchAgent(TrainEvalMode, ABC, Generic[P]):
         generator = {} if self.generator is None else {"generator": self.generator.get_state()}
         return {"opt_steps": self.opt_steps, **generator}
 
+    def _check_state(self, state: dict[str, Any]) -> None:
+        """Refuses, changing nothing, a value of ``state`` (every key `_state` had) that `_load_state`
+        would fail on or take wrongly: a `ValueError` naming the key."""
+        saved_count(state["opt_steps"], "opt_steps")
+        if self.generator is not None:
+            check_generator_state(self.generator, state["generator"], "generator")
+
     def _load_state(self, state: dict[str, Any]) -> None:
-        """Restores what `_state` returned (``state`` holds every key it had)."""
+        """Restores what `_state` returned (``state`` holds every key it had, checked by `_check_state`)."""
         self.opt_steps = int(state["opt_steps"])
         if self.generator is not None:
             restore_generator(self.generator, state["generator"])
@@ -180,10 +193,11 @@ class TorchAgent(TrainEvalMode, ABC, Generic[P]):
         Raises:
             FileNotFoundError: a file is missing (the message names it).
             ValueError: a file is corrupt or does not match this agent (the message names it).
+            CheckpointError: a value of ``state.pt`` is out of range (the file and the key named).
         """
         optimizers = [self.optimizers_key] if self.optimizers_key is not None else list(self._optimizers())
         keys = [*optimizers, *self._scalars(), *self._state()]
-        state = load_modules(path, self._modules(), self.name, self.device, keys)
+        state = load_modules(path, self._modules(), self.name, self.device, keys, self._check_state)
         saved = state if self.optimizers_key is None else state[self.optimizers_key]
         for key, optimizer in self._optimizers().items():
             load_optimizer(optimizer, self._upgraded_optimizer_state(key, saved[key]))

@@ -276,6 +276,10 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         # The explorer's schedule and RNG: exploration resumes exactly.
         return {**super()._state(), "explorer": self.explorer.state_dict()}
 
+    def _check_state(self, state: dict[str, Any]) -> None:
+        super()._check_state(state)
+        self.explorer.check_state_dict(state["explorer"], "explorer")
+
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)
         self.explorer.load_state_dict(state["explorer"])

@@ -15,6 +15,8 @@ from border_py.base.replay_buffer import TrainingBuffer
 from border_py.base.step_processor import StepProcessor
 from border_py.base.sync_model import ActingAgent, SyncAgent
 from border_py.base.typevars import A, B, I, O
+from border_py.checkpoint import TRAINER_STATE_FILE, CheckpointError
+from border_py.config import MAX_INT
 from border_py.distributed.actor import ActorWorker, Collected
 from border_py.distributed.config import AsyncConfig
 from border_py.distributed.gym_ids import registrations_of
@@ -344,19 +346,16 @@ class AsyncRegime(Generic[O, A, I, B]):
         return self.buffer.save(path) if self.config.checkpoint_buffer else []
 
     def restore(self, path: Path, state: dict[str, Any], books: Bookkeeper[Any, Any]) -> None:
-        """Loads the buffer (if saved; otherwise the warm-up starts again) and the counters."""
-        try:
-            saved, version, restarts = bool(state["buffer_saved"]), int(state["version"]), state["restarts"]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}: not an asynchronous trainer state ({exc!r})") from exc
+        """Loads the buffer (if saved; otherwise the warm-up starts again) and the counters, every value
+        checked first (`checked_source`)."""
+        saved, version, restarts = checked_source(path, state)
         if saved:
             self.buffer.load(path)
         else:
             books.warmup_end = books.env_steps + self.config.warmup_period
         self.version = version  # the first publication of the resumed run is the next version
-        self.restarts = [int(r) for r in restarts][: len(self.actors)] + [0] * max(
-            0, len(self.actors) - len(restarts)
-        )
+        n = len(self.actors)
+        self.restarts = restarts[:n] + [0] * max(0, n - len(restarts))
 
     def stop(self) -> None:
         """Ends every actor (their work in flight is dropped)."""
@@ -368,3 +367,29 @@ class AsyncRegime(Generic[O, A, I, B]):
         self.pending.clear()
         self.sent_at.clear()
         self._starting.clear()
+
+
+def checked_source(path: Path, state: Any) -> tuple[bool, int, list[int]]:
+    """Whether checkpoint ``path`` saved the buffer, its policy version and each actor's restarts, from its
+    trainer state's ``source`` (``state``), each value checked as `OnlineRegime.restore` checks its own.
+
+    Raises:
+        CheckpointError: a value is missing or out of range (the file and the key named).
+    """
+    file = path / TRAINER_STATE_FILE
+    keys = {"buffer_saved", "version", "restarts"}
+    if not (isinstance(state, dict) and keys <= state.keys() and isinstance(state["buffer_saved"], bool)):
+        raise CheckpointError(
+            f"{file}: source must hold 'buffer_saved' (true or false), 'version' and 'restarts'"
+        )
+    version, restarts = state["version"], state["restarts"]
+    if isinstance(version, bool) or not isinstance(version, int) or not -1 <= version <= MAX_INT:
+        raise CheckpointError(
+            f"{file}: source.version must be a whole number in [-1, 2**63 - 1] (-1: none published yet), "
+            f"got {version!r:.60}"
+        )
+    if not isinstance(restarts, list) or not all(type(r) is int and 0 <= r <= MAX_INT for r in restarts):
+        raise CheckpointError(
+            f"{file}: source.restarts must be a list of whole numbers in [0, 2**63 - 1], got {restarts!r:.60}"
+        )
+    return state["buffer_saved"], version, restarts

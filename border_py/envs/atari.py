@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.step import Step
+from border_py.config import episode_limit
 from border_py.envs.checks import checked_action
 from border_py.envs.episode_start import checked_rng_state, checked_start
 from border_py.envs.gymnasium import Act, SpaceInfo
@@ -51,7 +52,7 @@ class AtariEnvConfig:
     """In frames: how many preprocessed frames one observation stacks."""
     noop_max: int = attrs.field(default=30, validator=attrs.validators.ge(0))
     """In env steps: the most no-op actions taken at an episode's start (a random number up to this)."""
-    max_episode_frames: int = attrs.field(default=108_000, validator=attrs.validators.gt(0))
+    max_episode_frames: int = attrs.field(default=108_000, validator=episode_limit)
     """In emulator frames: truncate an episode after this many (108,000 frames = 30 minutes of play)."""
     repeat_action_probability: float = attrs.field(
         default=0.0, validator=[attrs.validators.ge(0.0), attrs.validators.le(1.0)]

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.step import Step
+from border_py.config import episode_limit
 from border_py.envs.checks import checked_box_actions, checked_obs, supported_spaces
 from border_py.envs.episode_start import checked_start
 from border_py.envs.gymnasium import Act, GymEnvConfig, Obs, SpaceInfo, make_gym
@@ -38,9 +39,7 @@ class GymVecEnvConfig:
     """``sync``: the sub-envs step one after another in this process (best for cheap envs such as the
     classic-control ones); ``async``: each in its own process (for envs whose step costs more than the
     inter-process round trip, about 50 us)."""
-    max_episode_steps: int | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
-    )
+    max_episode_steps: int | None = attrs.field(default=None, validator=episode_limit)
     """In env steps of one sub-env: truncate episodes after this many; ``None`` keeps the registered
     limit."""
     kwargs: dict[str, Any] = attrs.field(factory=dict)

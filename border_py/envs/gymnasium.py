@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from border_py.base.spaces import Spaces
 from border_py.base.step import Step
+from border_py.config import episode_limit
 from border_py.envs.checks import (
     checked_box_actions,
     checked_flag,
@@ -117,9 +118,7 @@ class GymEnvConfig:
 
     name: str = attrs.field(validator=attrs.validators.min_len(1))
     """The Gymnasium id, e.g. ``CartPole-v1``."""
-    max_episode_steps: int | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
-    )
+    max_episode_steps: int | None = attrs.field(default=None, validator=episode_limit)
     """In env steps: truncate episodes after this many; ``None`` keeps the env's registered limit."""
     kwargs: dict[str, Any] = attrs.field(factory=dict)
     """Extra keyword arguments of ``gymnasium.make``."""

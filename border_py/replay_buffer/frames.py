@@ -19,6 +19,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.frame_file import load_frame_buffer, save_frame_buffer
 from border_py.replay_buffer.simple import BUFFER_FILE, PerConfig
 from border_py.replay_buffer.sum_tree import SumTree
@@ -56,6 +57,14 @@ class FrameReplayBufferConfig:
     def build(self, seed: int) -> FrameReplayBuffer:
         """Builds an empty buffer whose sampling is seeded with ``seed``."""
         return FrameReplayBuffer(self, seed)
+
+    def full_nbytes(self, spaces: Spaces) -> int:
+        """The bytes the buffer holds once full for an env of ``spaces`` (observations of ``stack``
+        frames): a uint8 frame a slot (and the padding one), and each slot's action, four scalars and three
+        bytes of bookkeeping (the sum tree's too)."""
+        cap, tree = self.capacity, 0 if self.per is None else SumTree.nbytes_for(self.capacity)
+        act = 8 if spaces.n_actions is not None else 4 * spaces.action_dim
+        return (cap + 1) * (math.prod(spaces.obs_shape) // self.stack) + cap * (act + 4 * 4 + 3) + tree
 
 
 class FrameReplayBuffer:

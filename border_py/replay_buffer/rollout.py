@@ -26,6 +26,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.storage import TransitionStorage
 from border_py.replay_buffer.transition import Transition
@@ -99,6 +100,11 @@ class RolloutBufferConfig:
     def build(self, seed: int) -> RolloutBuffer:
         """Builds an empty buffer (``seed`` is unused: a rollout is taken whole, in order)."""
         return RolloutBuffer(self)
+
+    def full_nbytes(self, spaces: Spaces) -> int:
+        """At most the bytes one rollout of an env of ``spaces`` holds (float32 observations; pixels,
+        which the spaces do not tell apart, are kept in a quarter of that)."""
+        return self.rollout_size * TransitionStorage.row_bytes(spaces)
 
 
 class RolloutBuffer:

@@ -11,6 +11,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import Spaces
 from border_py.config import finite, positive_finite
 from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
@@ -65,6 +66,11 @@ class SimpleReplayBufferConfig:
     def build(self, seed: int) -> SimpleReplayBuffer:
         """Builds an empty buffer whose sampling is seeded with ``seed``."""
         return SimpleReplayBuffer(self, seed)
+
+    def full_nbytes(self, spaces: Spaces) -> int:
+        """The bytes the buffer holds once full of an env of ``spaces``'s transitions (the sum tree's too)."""
+        tree = 0 if self.per is None else SumTree.nbytes_for(self.capacity)
+        return self.capacity * TransitionStorage.row_bytes(spaces) + tree
 
 
 class SimpleReplayBuffer:

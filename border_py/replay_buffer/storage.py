@@ -3,6 +3,7 @@ the datasets (fixed)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,14 @@ class TransitionStorage:
         self.reward, self.is_terminated, self.is_truncated, self.discount = (
             self.scalars[:, k] for k in range(4)
         )
+
+    @staticmethod
+    def row_bytes(spaces: Spaces, pixels: bool = False) -> int:
+        """The bytes of one row for an env of ``spaces``: both observations, the action and the four
+        scalars, as `__init__` allocates them."""
+        obs = math.prod(spaces.obs_shape) * (1 if pixels else 4)
+        act = 8 if spaces.n_actions is not None else 4 * spaces.action_dim
+        return 2 * obs + act + 4 * 4
 
     @property
     def act_shape(self) -> tuple[int, ...]:

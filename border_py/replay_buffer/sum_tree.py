@@ -109,6 +109,11 @@ class SumTree:
         array([0, 1])
     """
 
+    @staticmethod
+    def nbytes_for(capacity: int) -> int:
+        """The bytes of a tree of ``capacity`` leaves: two float64 arrays of ``2 * size`` nodes."""
+        return 2 * 2 * (1 << max(0, (capacity - 1).bit_length())) * 8
+
     def __init__(self, capacity: int, compiled: bool = True) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")

@@ -52,7 +52,7 @@ from border_py.run.pairing import check_agent_batches
 from border_py.run.recording import Tracking, resume_warnings
 from border_py.run.rundir import RunDir
 from border_py.run.saved import saved_model
-from border_py.run.sizes import check_fits_memory
+from border_py.run.sizes import check_buffer_fits_memory, check_episodes_fit_memory, check_fits_memory
 from border_py.seeding import configure_torch, seed_everything
 from border_py.trainer.interrupts import TrainingInterrupted
 from border_py.trainer.loop import PreparedRun
@@ -155,6 +155,10 @@ def _prepare_online(
     from border_py.trainer.online import Trainer
 
     seed = experiment.trainer.seed
+    with _refused(source, "replay_buffer"):
+        check_buffer_fits_memory(experiment.replay_buffer, eval_env.spaces)
+    with _refused(source, "evaluator"):
+        check_episodes_fit_memory(experiment.evaluator.n_episodes, "n_episodes")
     with _refused(source, "agent"):
         check_fits_memory(experiment.agent, eval_env.spaces)
         agent = experiment.agent.build(eval_env.spaces, seed)
@@ -224,6 +228,8 @@ def _prepare_offline(
     with _refused(source, "dataset"):
         dataset = experiment.dataset.build(seed)
         dataset.check_fits(eval_env.spaces)  # another env's data would fail at the first update
+    with _refused(source, "evaluator"):
+        check_episodes_fit_memory(experiment.evaluator.n_episodes, "n_episodes")
     with _refused(source, "agent"):
         check_fits_memory(experiment.agent, eval_env.spaces)
         agent = experiment.agent.build(eval_env.spaces, seed, observation_stats(dataset))

@@ -29,6 +29,7 @@ import numpy as np
 
 from border_py.checkpoint import resolve_saved, saved_model_problem
 from border_py.run.experiment import AnyExperiment, build_eval_env, build_evaluator
+from border_py.run.sizes import check_episodes_fit_memory
 from border_py.seeding import configure_torch
 
 __all__ = ["evaluate", "load_agent", "play_episodes", "saved_model", "saved_model_path"]
@@ -88,6 +89,10 @@ def evaluate(
     """
     if episodes is not None and episodes < 1:
         raise ValueError(f"--episodes must be >= 1, got {episodes}")
+    if episodes is None:
+        check_episodes_fit_memory(experiment.evaluator.n_episodes, "evaluator.n_episodes")
+    else:
+        check_episodes_fit_memory(episodes, "--episodes")
     configure_torch(experiment.torch_threads)
     saved = saved_model_path(model_dir, checkpoint)
     with closing(build_eval_env(experiment)) as eval_env:

@@ -15,6 +15,7 @@ import torch
 from border_py.agents import Iqn, IqnConfig, Ppo, PpoConfig, Sac, SacConfig, Td3, Td3Config
 from border_py.agents.torch_agent import TorchAgent, restore_generator
 from border_py.base import Spaces
+from border_py.checkpoint import CheckpointError
 
 BOX = Spaces(obs_shape=(3,), action_low=np.array([-2.0], np.float32), action_high=np.array([2.0], np.float32))
 AGENTS: dict[str, Callable[[], TorchAgent[Any]]] = {
@@ -50,3 +51,27 @@ def test_restore_generator_sets_a_state_of_its_own_device_type() -> None:
     assert torch.equal(torch.rand(3, generator=generator), first)
     restore_generator(generator, CUDA_GENERATOR_STATE)  # kept as it was: the next draws follow on
     assert not torch.equal(torch.rand(3, generator=generator), first)
+
+
+@pytest.mark.parametrize(
+    ("state", "says"),
+    [
+        (-1, r"generator must be a generator state \(a 1-d uint8 tensor\), got -1"),
+        (torch.zeros(5056), r"generator must be a generator state \(a 1-d uint8 tensor\), got torch\.float"),
+        (torch.zeros(5056, dtype=torch.uint8), r"generator is not a state torch's generator takes: Invalid"),
+    ],
+    ids=["int", "float", "zeros"],
+)
+def test_a_generator_state_torch_refuses_is_refused_naming_the_file_before_the_agent_changes(
+    tmp_path: Path, state: object, says: str
+) -> None:
+    """Each was a traceback (``AttributeError``, ``RuntimeError``) after the networks had been loaded."""
+    AGENTS["sac"]().save_params(tmp_path)
+    saved = torch.load(tmp_path / "state.pt", weights_only=True)
+    saved["generator"] = state
+    torch.save(saved, tmp_path / "state.pt")
+    agent = Sac(SacConfig(actor_hidden=(8,), critic_hidden=(8,)), BOX, seed=1)
+    before = [p.clone() for p in agent.parts.actor.net.parameters()]
+    with pytest.raises(CheckpointError, match=rf"^{tmp_path / 'state.pt'}: {says}"):
+        agent.load_params(tmp_path)
+    assert all(torch.equal(a, b) for a, b in zip(before, agent.parts.actor.net.parameters(), strict=True))

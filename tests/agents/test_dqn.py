@@ -16,6 +16,7 @@ from border_py.agents import Dqn, DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.dqn import EpsilonGreedy
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.base import Spaces
+from border_py.checkpoint import CheckpointError
 from tests.agents.random_buffer import random_buffer
 
 _buffer = partial(random_buffer, discount=0.9)
@@ -286,6 +287,38 @@ def test_load_of_a_state_without_the_explorer_names_what_is_missing(tmp_path: Pa
     torch.save(state, tmp_path / "state.pt")
     with pytest.raises(ValueError, match=r"state\.pt does not match this DQN: it lacks \['explorer'\]"):
         agent.load_params(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("key", "inner", "value", "says"),
+    [
+        ("opt_steps", None, -5, r"opt_steps must be a whole number in \[0, 2\*\*63 - 1\], got -5"),
+        ("opt_steps", None, 10**30, r"opt_steps must be a whole number"),
+        ("explorer", "n_steps", -3, r"explorer\.n_steps must be a whole number in \[0, .*\], got -3"),
+        ("explorer", "rng", {"state": -1}, r"explorer\.rng is not a PCG64 state"),
+        ("explorer", None, [1], r"explorer must be a mapping, got list"),
+    ],
+    ids=["opt_steps-5", "opt_steps10**30", "n_steps-3", "rng", "explorer"],
+)
+def test_a_state_value_out_of_range_is_refused_naming_the_file_and_key_before_the_agent_changes(
+    tmp_path: Path, key: str, inner: str | None, value: object, says: str
+) -> None:
+    """A negative ``opt_steps`` was taken; an explorer RNG state of -1 was an ``OverflowError`` traceback
+    after the networks and optimiser had been loaded."""
+    spaces = Spaces(obs_shape=(4,), n_actions=2)
+    Dqn(DqnConfig(), spaces, seed=1).save_params(tmp_path)
+    state = torch.load(tmp_path / "state.pt", weights_only=True)
+    if inner is None:
+        state[key] = value
+    else:
+        state[key][inner] = {**state[key][inner], **value} if isinstance(value, dict) else value
+    torch.save(state, tmp_path / "state.pt")
+    agent = Dqn(DqnConfig(), spaces, seed=0)
+    before = [p.clone() for p in agent.parts.net.net.parameters()]
+    with pytest.raises(CheckpointError, match=rf"^{tmp_path / 'state.pt'}: {says}"):
+        agent.load_params(tmp_path)
+    assert all(torch.equal(a, b) for a, b in zip(before, agent.parts.net.net.parameters(), strict=True))
+    assert agent.opt_steps == 0
 
 
 def test_load_from_an_incomplete_directory_names_the_missing_file(tmp_path: Path) -> None:

@@ -94,6 +94,9 @@ def test_env_settings_of_huge_values_are_refused_in_one_line_naming_the_field(tm
     line = _refused(*train, f"env.max_episode_steps={HUGE}")
     assert f"expected an integer in [-2**63, 2**63 - 1], got {HUGE}" in line
     assert "env.max_episode_steps" in line
+    # Inside int64, and an evaluation of an env that never ends an episode on its own never ended.
+    line = _refused(*train, "env.max_episode_steps=1000000000000")
+    assert "'max_episode_steps' must be in [1, 1,000,000], got 1,000,000,000,000" in line
     line = _refused(*train, f"evaluator.n_episodes={HUGE}")  # was an OverflowError in the evaluator
     assert f"expected an integer in [-2**63, 2**63 - 1], got {HUGE}" in line
     assert "evaluator.n_episodes" in line

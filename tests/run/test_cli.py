@@ -71,6 +71,15 @@ def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
             ["train", "dqn", "--env", "CartPole-v1", "--set", "agent.hidden=[1000000000]"],
             "GiB for one update",
         ),
+        # Allocation tracebacks at the first push and at the first evaluation, after config.yaml was written.
+        (
+            ["train", "dqn", "--env", "CartPole-v1", "--set", "replay_buffer.capacity=10000000000000000"],
+            "replay_buffer: a capacity of 10,000,000,000,000,000 transitions needs about 521,540,642 GiB",
+        ),
+        (
+            ["train", "dqn", "--env", "CartPole-v1", "--set", "evaluator.n_episodes=1000000000000000000"],
+            "evaluator: n_episodes 1,000,000,000,000,000,000 needs about 14,901,161,194 GiB",
+        ),
         # Called with nothing, a builtin raised TypeError as a traceback.
         (
             ["train", "dqn", "--env", "builtins:exec"],

@@ -135,3 +135,37 @@ def test_a_non_finite_optimiser_moment_is_refused_naming_it(
     torch.save(state, file)
     assert main(["resume", "--model-dir", str(run), "--no-progress", "--set", "trainer.max_opts=60"]) == 2
     assert f"{file}: the tensor optimizer.state.0.exp_avg_sq holds" in one_error_line(capsys)
+
+
+def _set_opt_steps(state: dict[str, Any]) -> None:
+    state["opt_steps"] = -5
+
+
+def _set_explorer_rng(state: dict[str, Any]) -> None:
+    state["explorer"]["rng"]["state"]["state"] = -1
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (_set_opt_steps, "opt_steps must be a whole number in [0, 2**63 - 1], got -5"),
+        (_set_explorer_rng, "explorer.rng is not a PCG64 state: OverflowError("),
+    ],
+    ids=["opt_steps", "explorer"],
+)
+def test_an_agent_state_out_of_range_is_refused_by_eval_and_resume_naming_the_file_and_key(
+    run: Path, change: Callable[[dict[str, Any]], None], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A negative ``opt_steps`` was taken without a word; an explorer RNG state of -1 was an
+    ``OverflowError`` traceback."""
+    for saved in ("40", "best"):
+        file = run / saved / "state.pt"
+        state = torch.load(file, weights_only=True)
+        change(state)
+        torch.save(state, file)
+    before = snapshot(run)
+    assert main(["eval", "--model-dir", str(run)]) == 2
+    assert one_error_line(capsys).startswith(f"error: {run / 'best' / 'state.pt'}: {says}")
+    assert main(["resume", "--model-dir", str(run), "--no-progress", "--set", "trainer.max_opts=60"]) == 2
+    assert one_error_line(capsys).startswith(f"error: {run / '40' / 'state.pt'}: {says}")
+    assert snapshot(run) == before

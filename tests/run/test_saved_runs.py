@@ -177,6 +177,8 @@ def test_eval_checkpoint_refuses_names_outside_the_model_dir(
     assert f"--checkpoint '{run / '999'}' is not a saved model" in capsys.readouterr().err
     assert _main("eval", "--model-dir", str(run), "--episodes", "0") == 2
     assert "--episodes must be >= 1, got 0" in capsys.readouterr().err
+    assert _main("eval", "--model-dir", str(run), "--episodes", str(10**18)) == 2  # was a MemoryError
+    assert "--episodes 1,000,000,000,000,000,000 needs about" in capsys.readouterr().err
 
 
 def test_the_dataset_builder_reuses_a_behaviour_run_only_when_it_ended(tmp_path: Path) -> None:

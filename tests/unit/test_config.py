@@ -19,7 +19,7 @@ from border_py import (
     save_yaml,
 )
 from border_py.agents import DqnConfig, EpsilonGreedyConfig, SoftmaxConfig
-from border_py.config import MAX_YAML_DEPTH, parse_yaml
+from border_py.config import MAX_EPISODE_STEPS, MAX_YAML_DEPTH, parse_yaml
 from border_py.replay_buffer import PerConfig
 
 
@@ -144,7 +144,7 @@ _configs = st.one_of(
     st.builds(
         GymEnvConfig,
         name=st.text(min_size=1, max_size=30),
-        max_episode_steps=st.none() | _pos,
+        max_episode_steps=st.none() | st.integers(1, MAX_EPISODE_STEPS),
         kwargs=st.dictionaries(
             st.text(max_size=10), st.integers() | st.text(max_size=10) | st.booleans(), max_size=3
         ),

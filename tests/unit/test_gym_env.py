@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from border_py import GymEnvConfig
+from border_py.config import MAX_EPISODE_STEPS
+from border_py.envs import AtariEnvConfig, GymVecEnvConfig
 
 
 def test_cartpole_float32_obs_and_seeded_first_reset() -> None:
@@ -189,6 +191,21 @@ def test_an_unknown_env_or_refused_kwargs_name_the_field() -> None:
         GymEnvConfig(name="NoSuchEnv-v0").build(seed=0)
     with pytest.raises(ValueError, match=r"env kwargs \{'gravity': 3\} are not accepted by CartPole-v1"):
         GymEnvConfig(name="CartPole-v1", kwargs={"gravity": 3}).build(seed=0)
+
+
+def test_an_episode_limit_an_evaluation_could_not_finish_is_refused_naming_the_field() -> None:
+    """``10**12`` (inside int64) was taken: Pendulum never ends an episode on its own, and the first
+    evaluation stepped for ever, a stop signal waiting on it."""
+    assert GymEnvConfig(name="Pendulum-v1", max_episode_steps=MAX_EPISODE_STEPS).max_episode_steps
+    says = r"'max_episode_steps' must be in \[1, 1,000,000\], got 1,000,000,000,000: an evaluation"
+    with pytest.raises(ValueError, match=says):
+        GymEnvConfig(name="Pendulum-v1", max_episode_steps=10**12)
+    with pytest.raises(ValueError, match=says):
+        GymVecEnvConfig(name="Pendulum-v1", num_envs=2, max_episode_steps=10**12)
+    with pytest.raises(ValueError, match=r"'max_episode_frames' must be in \[1, 1,000,000\], got 0"):
+        AtariEnvConfig(game="pong", max_episode_frames=0)
+    with pytest.raises(ValueError, match=r"'max_episode_frames' must be in \[1, 1,000,000\]"):
+        AtariEnvConfig(game="pong", max_episode_frames=10**12)
 
 
 @pytest.mark.parametrize(

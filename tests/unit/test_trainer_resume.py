@@ -9,6 +9,8 @@ import os
 import pickle
 import signal
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -313,3 +315,49 @@ def test_a_malformed_array_is_a_checkpoint_error_naming_where(change: dict[str, 
     array = {"__ndarray__": "AAAAAAAAAAA=", "dtype": "<i8", "shape": [1], **change}
     with pytest.raises(CheckpointError, match=rf"^f\.json\.rng: {says}"):
         decode({"rng": array}, "f.json")
+
+
+class _LoadCountingBuffer:
+    def __init__(self) -> None:
+        self.loads = 0
+
+    def load(self, path: Path) -> None:
+        self.loads += 1
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        ([], r"source must hold 'buffer_saved' \(true or false\), 'version' and 'restarts'"),
+        ({"buffer_saved": "no", "version": 3, "restarts": []}, r"source must hold 'buffer_saved'"),
+        (
+            {"buffer_saved": True, "version": -5, "restarts": []},
+            r"source\.version must be .*\[-1, 2\*\*63 - 1\]",
+        ),
+        ({"buffer_saved": True, "version": 1.7, "restarts": []}, r"source\.version must be .*got 1\.7"),
+        (
+            {"buffer_saved": True, "version": 3, "restarts": "ab"},
+            r"source\.restarts must be a list .*got 'ab'",
+        ),
+        ({"buffer_saved": True, "version": 3, "restarts": [0, -2]}, r"source\.restarts must be .*\[0, -2\]"),
+    ],
+    ids=["not-a-mapping", "buffer_saved", "version-5", "version1.7", "restarts-text", "restarts-2"],
+)
+def test_the_asynchronous_regime_checks_its_source_before_it_loads_the_buffer(
+    tmp_path: Path, source: object, says: str
+) -> None:
+    """Each was taken (a version of -5 or 1.7, a negative restart count) or a traceback (``int('a')``), the
+    buffer loaded first; `OnlineRegime.restore` refuses its own in one line naming the file and key."""
+    from border_py.checkpoint import CheckpointError
+    from border_py.distributed.regime import AsyncRegime
+
+    # The regime's restore on a stand-in for the regime: no Ray cluster, no actors started.
+    restore: Any = AsyncRegime.restore
+    buffer = _LoadCountingBuffer()
+    regime = SimpleNamespace(buffer=buffer, actors=[None, None], version=-1, restarts=[0, 0])
+    books = SimpleNamespace(env_steps=0, warmup_end=0)
+    with pytest.raises(CheckpointError, match=rf"^{tmp_path / TRAINER_STATE_FILE}: {says}"):
+        restore(regime, tmp_path, source, books)
+    assert (buffer.loads, regime.version, regime.restarts) == (0, -1, [0, 0])
+    restore(regime, tmp_path, {"buffer_saved": True, "version": 7, "restarts": [1]}, books)
+    assert (buffer.loads, regime.version, regime.restarts) == (1, 7, [1, 0])

@@ -15,7 +15,7 @@ from border_py.agents.greedy import MlpParts, mean_head
 from border_py.agents.parts import Scalar, Trained, seeded
 from border_py.agents.sac.agent import SoftActorCritic
 from border_py.agents.sac.model import GaussianActor
-from border_py.agents.toolkit import adam
+from border_py.agents.toolkit import adam, saved_count
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
@@ -136,6 +136,10 @@ class CrossQ(SoftActorCritic["CrossQConfig", CrossQParts]):
     def _state(self) -> dict[str, Any]:
         # The update count: the policy's delay resumes in step.
         return {**super()._state(), "updates": self.updates}
+
+    def _check_state(self, state: dict[str, Any]) -> None:
+        super()._check_state(state)
+        saved_count(state["updates"], "updates")
 
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)

@@ -20,7 +20,7 @@ from border_py.agents.on_policy.config import OnPolicyConfig
 from border_py.agents.on_policy.model import ActorCritic, SharedTrunk
 from border_py.agents.on_policy.returns import explained_variance, gae
 from border_py.agents.parts import Trained, seeded
-from border_py.agents.toolkit import torch_device
+from border_py.agents.toolkit import saved_count, torch_device
 from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
@@ -329,6 +329,14 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             "env_steps": self.env_steps,
             "sde": {"weights": self._sde_weights, "step": self._sde_step},
         }
+
+    def _check_state(self, state: dict[str, Any]) -> None:
+        super()._check_state(state)
+        saved_count(state["env_steps"], "env_steps")
+        sde = state["sde"]
+        if not isinstance(sde, dict):
+            raise ValueError(f"sde must be a mapping, got {type(sde).__name__}")
+        saved_count(sde.get("step"), "sde.step")
 
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)

@@ -17,7 +17,7 @@ from border_py.agents.greedy import MlpParts, linear_layers
 from border_py.agents.parts import Tracked, seeded
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
 from border_py.agents.td3.model import BoxCritic, DeterministicActor
-from border_py.agents.toolkit import frozen
+from border_py.agents.toolkit import frozen, saved_count
 from border_py.base.replay_buffer import ReplayBuffer
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
@@ -188,6 +188,13 @@ class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
     def _state(self) -> dict[str, Any]:
         # The Ornstein-Uhlenbeck noise's state and the update count: exploration resumes exactly.
         return {**super()._state(), "updates": self.updates, "ou": self.ou.detach().clone()}
+
+    def _check_state(self, state: dict[str, Any]) -> None:
+        super()._check_state(state)
+        saved_count(state["updates"], "updates")
+        ou = state["ou"]
+        if not (isinstance(ou, torch.Tensor) and ou.is_floating_point() and ou.shape[1:] == (self.act_dim,)):
+            raise ValueError(f"ou must be a float tensor of shape (n, {self.act_dim}), got {ou!r:.60}")
 
     def _load_state(self, state: dict[str, Any]) -> None:
         super()._load_state(state)
