@@ -122,4 +122,15 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "use_sde": True,
         "policy_kwargs": {"log_std_init": -2.0, "ortho_init": False},
     },
+    # border_py's masked env (border_py/envs/masked_envs.py), the zoo's ppo entry for it: SB3's PPO defaults
+    # over 8 envs with rollouts of 64, for sb3-contrib's MaskablePPO, which reads the env's action_masks()
+    # (MultiInputPolicy: the dict's parts flattened and concatenated, as border_py lays them).
+    ("ppo", "border_py/PickDistinct-v0"): {
+        "peer": ("sb3_contrib", "MaskablePPO"),
+        "policy": "MultiInputPolicy",
+        "n_timesteps": 102_400,
+        "eval_every": 10_240,
+        "n_envs": 8,
+        "n_steps": 64,
+    },
 }

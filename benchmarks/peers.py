@@ -66,7 +66,10 @@ def _evaluate(model: Any, env_id: str, seed: int, normalizer: Any = None) -> flo
         total, done = 0.0, False
         while not done:
             seen = obs if normalizer is None else normalizer.normalize_obs(obs)
-            action, _ = model.predict(seen, deterministic=True)
+            # sb3-contrib's MaskablePPO masks only what it is handed (its predict takes the mask).
+            maskable = type(model).__name__.startswith("Maskable")
+            masks = {"action_masks": env.unwrapped.action_masks()} if maskable else {}
+            action, _ = model.predict(seen, deterministic=True, **masks)
             obs, reward, terminated, truncated, _ = env.step(action)
             total += float(reward)
             done = terminated or truncated
@@ -106,6 +109,9 @@ def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[
     from stable_baselines3.common.callbacks import BaseCallback
 
     torch.set_num_threads(1)
+    if env_id.startswith("border_py/"):  # border_py's own envs register when their modules are imported
+        import border_py.envs.goal_envs
+        import border_py.envs.masked_envs  # noqa: F401
     settings = dict(PEER_SETTINGS[(algo, env_id)])
     steps = settings.pop("n_timesteps")
     eval_every = settings.pop("eval_every", EVAL_EVERY)
@@ -132,21 +138,31 @@ def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[
 
         std = settings.pop("action_noise")
         settings["action_noise"] = NormalActionNoise(np.zeros(1), std * np.ones(1))  # Pendulum's one action
-    default, name = PEERS[algo]
+    default, name = settings.pop("peer", None) or PEERS[algo]
+    policy = settings.pop("policy", "MlpPolicy")
     package = package or default
     module = importlib.import_module(package)
     cls = getattr(module, name)
-    model = cls("MlpPolicy", env, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
-    start = time.perf_counter()
+    model = cls(policy, env, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
+    forbidden, start = _forbidden(), time.perf_counter()
     model.learn(steps, callback=Evaluate())
     seconds = time.perf_counter() - start
+    forbidden = _forbidden() - forbidden
     return {
         "library": f"{package.replace('_', '-')} {module.__version__}",
         "env_steps": steps,
         "evaluations": evaluations,
         "seconds": seconds,
         "eval_seconds": eval_seconds[0],
+        "forbidden_actions": forbidden,
     }
+
+
+def _forbidden() -> int:
+    """Forbidden actions taken so far in this process by border_py's masked env (its own count)."""
+    from border_py.envs.masked_envs import PickDistinctEnv
+
+    return PickDistinctEnv.forbidden_in_process
 
 
 def ours(algo: str, env_id: str, seed: int, model_dir: Path) -> dict[str, Any]:
@@ -156,9 +172,10 @@ def ours(algo: str, env_id: str, seed: int, model_dir: Path) -> dict[str, Any]:
     from border_py.run.rundir import RunDir
 
     argv = ["train", algo, "--env", env_id, "--seed", str(seed), "--model-dir", str(model_dir)]
-    start = time.perf_counter()
+    forbidden, start = _forbidden(), time.perf_counter()
     status = cli.main([*argv, "--overwrite", "--no-progress"])
     seconds = time.perf_counter() - start
+    forbidden = _forbidden() - forbidden
     if status != 0:
         raise RuntimeError(f"border-py {' '.join(argv)} exited with status {status}")
     curve = read_curve(model_dir, "eval/episode_return")
@@ -169,17 +186,20 @@ def ours(algo: str, env_id: str, seed: int, model_dir: Path) -> dict[str, Any]:
         "evaluations": [(int(s), float(v)) for s, v in zip(curve.env_steps, curve.values, strict=True)],
         "final_on_peer_episodes": _final_on_peer_episodes(model_dir, env_id, seed),
         "seconds": seconds,
+        "forbidden_actions": forbidden,
     }
 
 
 class _Greedy:
-    """A border_py agent in eval mode behind SB3's ``predict``, for `_evaluate`."""
+    """A border_py agent in eval mode behind SB3's ``predict``, for `_evaluate` (a dict observation laid
+    flat by the env's ``obs_parts``, as border_py's env adapter lays it)."""
 
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
+    def __init__(self, agent: Any, obs_parts: Any) -> None:
+        self.agent, self.obs_parts = agent, obs_parts
 
     def predict(self, obs: Any, deterministic: bool = True) -> tuple[Any, None]:
-        return self.agent.sample(obs), None
+        flat = obs if self.obs_parts is None else self.obs_parts.flatten(obs)
+        return self.agent.sample(flat), None
 
 
 def _final_on_peer_episodes(model_dir: Path, env_id: str, seed: int) -> float:
@@ -197,14 +217,15 @@ def _final_on_peer_episodes(model_dir: Path, env_id: str, seed: int) -> float:
     assert last is not None, f"{model_dir} holds no checkpoint"
     with closing(build_eval_env(experiment)) as eval_env:
         agent = load_agent(experiment, last, eval_env)
-    return _evaluate(_Greedy(agent), env_id, PEER_EVAL_SEED * (seed + 1))
+        parts = eval_env.spaces.obs_parts
+    return _evaluate(_Greedy(agent, parts), env_id, PEER_EVAL_SEED * (seed + 1))
 
 
 def run(algo: str, env_id: str, seeds: list[int], out: Path, package: str | None = None) -> None:
     """Both sides for each seed, one after the other; ``<out>/<algo>/<env>/seed<N>.json``."""
     if not PEER_PYTHON.exists():
         raise SystemExit(f"{PEER_PYTHON} is missing: build it with benchmarks/peers_venv.sh")
-    root = out / algo / env_id.replace("/", "_")
+    root = out / algo / env_id.replace("/", "+")
     for seed in seeds:
         mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
         argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
@@ -228,7 +249,7 @@ def matched(out: Path) -> None:
         data = json.loads(path.read_text())
         if "final_on_peer_episodes" not in data["ours"]:
             seed = int(path.stem.removeprefix("seed"))
-            env_id = path.parent.name.replace("_", "/")
+            env_id = path.parent.name.replace("+", "/")
             model_dir = path.parent / "ours" / f"seed{seed}"
             data["ours"]["final_on_peer_episodes"] = _final_on_peer_episodes(model_dir, env_id, seed)
             path.write_text(json.dumps(data, indent=1))

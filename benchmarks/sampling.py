@@ -64,6 +64,34 @@ def sampler_loop() -> Workload:
     return run
 
 
+DICT_ENV = "border_py/PointGoal-v0"
+FLAT_ENV = "benchmarks/PointGoalFlat-v0"
+
+
+def dict_sampler_loop(flat: bool) -> Workload:
+    """The sampling path on border_py's dict-observation env, laid flat by border_py (``flat=False``) or
+    by Gymnasium's ``FlattenObservation`` before border_py sees it (``flat=True``, an array env): what
+    taking the dict costs over an env that was flat already."""
+    from border_py.envs.goal_envs import PointGoalEnv
+
+    if FLAT_ENV not in gym.registry:
+        gym.register(
+            FLAT_ENV,
+            entry_point=lambda **_: gym.wrappers.FlattenObservation(PointGoalEnv()),
+            max_episode_steps=50,
+        )
+    env = GymEnvConfig(name=FLAT_ENV if flat else DICT_ENV).build(seed=0)
+    sampler = SyncSampler(env, SimpleStepProcessorConfig().build())
+    buffer = SimpleReplayBufferConfig(capacity=100_000).build(seed=0)
+    policy = RandomPolicy(env.action_space)
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            sampler.sample_and_push(policy, buffer)
+
+    return run
+
+
 def greedy_dqn(hidden: tuple[int, ...], numpy_acting: bool = True) -> DqnConfig:
     """A DQN that always acts with its network (epsilon 0), so every step runs a batch-1 forward pass."""
     explorer = EpsilonGreedyConfig(eps_start=0.0, eps_final=0.0)
@@ -123,6 +151,17 @@ def run(threads: int, quick: bool) -> list[Row]:
             target=0.6,  # issue 38
         )
     ]
+    ours, flat = compare(dict_sampler_loop(flat=False), dict_sampler_loop(flat=True), n)
+    rows.append(
+        Row(
+            name="sampling path, dict observations laid flat by border_py (env steps/s)",
+            threads=threads,
+            ours=ours.median,
+            reference=flat.median,
+            reference_name="the env flattened by Gymnasium's FlattenObservation",
+            unit="/s",
+        )
+    )
     n = 1_000 if quick else 10_000
     numpy_path, torch_path = compare(acting_loop((64, 64)), acting_loop((64, 64), numpy_acting=False), n)
     rows.append(

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
         DefaultEvaluator,
         DefaultEvaluatorConfig,
     )
+    from border_py.her import HerStepProcessor, HerStepProcessorConfig
     from border_py.lock import (
         ModelDirBusyError,
     )
@@ -203,6 +204,8 @@ _EXPORTS: dict[str, str] = {
     "configure_torch": "border_py.seeding",
     "seed_everything": "border_py.seeding",
     "FrameStackStepProcessor": "border_py.step_processor",
+    "HerStepProcessor": "border_py.her",
+    "HerStepProcessorConfig": "border_py.her",
     "FrameStackStepProcessorConfig": "border_py.step_processor",
     "NStepStepProcessor": "border_py.step_processor",
     "NStepStepProcessorConfig": "border_py.step_processor",
@@ -257,6 +260,8 @@ __all__ = [
     "GymEnvConfig",
     "GymVecEnv",
     "GymVecEnvConfig",
+    "HerStepProcessor",
+    "HerStepProcessorConfig",
     "MlflowRecorder",
     "ModelDirBusyError",
     "NStepStepProcessor",

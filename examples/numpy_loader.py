@@ -16,13 +16,13 @@ from numpy.lib.stride_tricks import sliding_window_view
 Array = npt.NDArray[Any]
 
 
-def load_policy(path: str | Path) -> Callable[[Array], Array]:
+def load_policy(path: str | Path) -> Callable[[Array | dict[str, Array]], Array]:
     """The greedy policy exported to the directory ``path``: ``act(obs)`` for one observation
-    ``(obs_dim,)`` (pixels: ``(channels, height, width)``) or a batch of them gives int64 actions
-    (discrete) or float32 ones (box)."""
+    ``(obs_dim,)`` (pixels: ``(channels, height, width)``; with ``obs_parts``, a dict of them too) or a
+    batch of them gives int64 actions (discrete) or float32 ones (box)."""
     spec = json.loads((Path(path) / "policy.json").read_text())
-    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2, 3):
-        raise ValueError(f"{path}: not a border_py policy of version 1, 2 or 3")
+    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2, 3, 4):
+        raise ValueError(f"{path}: not a border_py policy of version 1 to 4")
     net, action = spec["network"], spec["action"]
     squash = action.get("squash", "none")  # version 1 wrote none for a discrete action
     if (
@@ -36,9 +36,15 @@ def load_policy(path: str | Path) -> Callable[[Array], Array]:
     layers = [(arrays[w], arrays[b]) for w, b in net["layers"]]  # w: (in, out), b: (out,)
     norm, conv = net.get("obs_norm"), net.get("conv")
     low, high = (np.asarray(action.get(k, np.nan), np.float32) for k in ("low", "high"))
+    parts = spec.get("obs_parts")
 
-    def act(obs: Array) -> Array:
+    def act(obs: Array | dict[str, Array]) -> Array:
+        if parts is not None and isinstance(obs, dict):  # the parts in order, each flattened: the vector
+            first = np.asarray(obs[parts[0]["key"]])
+            lead = first.shape[: first.ndim - len(parts[0]["shape"])]  # () or a batch's (n,)
+            obs = np.concatenate([np.reshape(obs[p["key"]], (*lead, -1)) for p in parts], axis=-1)
         x: Array = np.asarray(obs, np.float32)
+        mask = x[..., slice(*action["mask"])] > 0.5 if "mask" in action else None  # as given: 1 = legal
         if conv is not None:  # pixels: convolutions without padding, ReLU after each, then flattened
             x = x / np.float32(conv["divide_by"])
             for layer in conv["layers"]:
@@ -56,7 +62,9 @@ def load_policy(path: str | Path) -> Callable[[Array], Array]:
             if i < len(layers) - 1:  # the activation follows every layer but the last
                 x = np.tanh(x) if net["activation"] == "tanh" else np.maximum(x, np.float32(0))
         if action["type"] == "discrete":
-            x = np.argmax(x, axis=-1)  # int64
+            if mask is not None and not mask.any(axis=-1).all():
+                raise ValueError("an observation's action_mask allows no action")
+            x = np.argmax(x if mask is None else np.where(mask, x, -np.inf), axis=-1)  # int64
         elif squash == "tanh":  # clipped too: float32 rounding can pass a bound
             x = np.clip((high + low) / 2 + (high - low) / 2 * np.tanh(x), low, high)
         elif squash == "clip":

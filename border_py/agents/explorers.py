@@ -20,7 +20,10 @@ from border_py.agents.explorer_config import SoftmaxConfig as SoftmaxConfig
 
 QValues = Callable[[], torch.Tensor | npt.NDArray[np.float32]]
 """Q-values for an explorer, made only when it needs them: a tensor, or an array (numpy acting). Both
-argmaxes return the first largest value (the first NaN, if any)."""
+argmaxes return the first largest value (the first NaN, if any). An agent that masks actions gives the
+forbidden ones ``-inf`` (`masked_values`)."""
+Legal = npt.NDArray[np.bool_]
+"""The legal actions of one observation, a flag per action (an env's ``action_mask``)."""
 
 
 class EpsilonGreedy:
@@ -44,14 +47,18 @@ class EpsilonGreedy:
             return c.eps_final
         return c.eps_start + (c.eps_final - c.eps_start) * self.n_steps / c.final_step
 
-    def action(self, n_actions: int, q_values: QValues) -> int:
+    def action(self, n_actions: int, q_values: QValues, legal: Legal | None = None) -> int:
         """Returns an action and counts one env step; ``q_values`` (a tensor or an array: both argmaxes
-        return the first largest value) is called only for a greedy action."""
+        return the first largest value) is called only for a greedy action; a random action is drawn
+        among the ``legal`` ones where given (one draw either way)."""
         eps = self.epsilon()
         self.n_steps += 1
         rng = self._rng
         if rng.random() < eps:
-            return int(rng.integers(n_actions))
+            if legal is None:
+                return int(rng.integers(n_actions))
+            choices = np.flatnonzero(legal)
+            return int(choices[rng.integers(len(choices))])
         return int(q_values().argmax())
 
     def state_dict(self) -> dict[str, Any]:
@@ -80,8 +87,9 @@ class Softmax:
         self.config = config
         self._rng = np.random.default_rng(seed)
 
-    def action(self, n_actions: int, q_values: QValues) -> int:
-        """Returns an action sampled from the softmax of ``q_values()`` (computed in torch either way)."""
+    def action(self, n_actions: int, q_values: QValues, legal: Legal | None = None) -> int:
+        """Returns an action sampled from the softmax of ``q_values()`` (computed in torch either way); a
+        forbidden action's ``-inf`` value gives it probability 0, so ``legal`` adds nothing here."""
         q = torch.as_tensor(q_values())
         probs = torch.softmax(q.reshape(-1).double() / self.config.temperature, dim=0).numpy()
         return int(self._rng.choice(n_actions, p=probs / probs.sum()))
@@ -126,11 +134,12 @@ def build_explorer(config: EpsilonGreedyConfig | SoftmaxConfig, seed: int) -> Ex
 
 
 def discrete_action(
-    explorer: Explorer, train: bool, n_actions: int, q_values: QValues
+    explorer: Explorer, train: bool, n_actions: int, q_values: QValues, legal: Legal | None = None
 ) -> npt.NDArray[np.int64]:
-    """The action of a value-based agent as an int64 array of shape ``()``: explored in train mode,
-    ``argmax q_values()`` in eval mode (no randomness, and the explorer's schedule does not advance)."""
-    act = explorer.action(n_actions, q_values) if train else int(q_values().argmax())
+    """The action of a value-based agent as an int64 array of shape ``()``: explored in train mode (among
+    the ``legal`` actions where given), ``argmax q_values()`` in eval mode (no randomness, and the
+    explorer's schedule does not advance)."""
+    act = explorer.action(n_actions, q_values, legal) if train else int(q_values().argmax())
     return np.array(act, dtype=np.int64)
 
 
@@ -140,11 +149,17 @@ def explorer_record(explorer: Explorer) -> dict[str, float]:
 
 
 def discrete_actions(
-    explorer: Explorer, train: bool, n_actions: int, q_values: Callable[[], torch.Tensor], n: int
+    explorer: Explorer,
+    train: bool,
+    n_actions: int,
+    q_values: Callable[[], torch.Tensor],
+    n: int,
+    legal: npt.NDArray[np.bool_] | None = None,
 ) -> Sequence[npt.NDArray[np.int64]]:
     """`discrete_action` for ``n`` observations at once: ``q_values()`` returns their Q-values
-    ``(n, n_actions)`` in one forward pass, made only if some action is greedy. Each action is explored
-    on its own, as ``n`` calls of `discrete_action` would (the schedule advances by ``n``)."""
+    ``(n, n_actions)`` in one forward pass, made only if some action is greedy; ``legal``: each row's
+    legal actions ``(n, n_actions)``. Each action is explored on its own, as ``n`` calls of
+    `discrete_action` would (the schedule advances by ``n``)."""
     q: torch.Tensor | None = None
 
     def row(i: int) -> torch.Tensor:
@@ -153,4 +168,35 @@ def discrete_actions(
             q = q_values()
         return q[i]
 
-    return [discrete_action(explorer, train, n_actions, functools.partial(row, i)) for i in range(n)]
+    return [
+        discrete_action(
+            explorer, train, n_actions, functools.partial(row, i), None if legal is None else legal[i]
+        )
+        for i in range(n)
+    ]
+
+
+def legal_actions(obs: npt.NDArray[Any], n: int, mask: slice, agent: str) -> Legal:
+    """The legal actions ``(n, n_actions)`` of ``n`` flat observations whose ``mask`` slice flags them.
+
+    Raises:
+        ValueError: an observation allows no action (naming ``agent``).
+    """
+    legal = np.asarray(obs).reshape(n, -1)[:, mask] > 0.5
+    if not legal.any(axis=1).all():
+        raise ValueError(f"{agent}: an observation's action_mask allows no action: {legal.astype(int)}")
+    return legal
+
+
+def masked_values(values: QValues, legal: Legal) -> Callable[[], torch.Tensor | npt.NDArray[np.float32]]:
+    """``values`` with every action ``legal`` does not flag set to ``-inf`` (an argmax or softmax then
+    never takes it), made only when called."""
+
+    def masked() -> torch.Tensor | npt.NDArray[np.float32]:
+        q = values()
+        if isinstance(q, torch.Tensor):
+            allowed = torch.as_tensor(legal, device=q.device).reshape(q.shape)
+            return q.masked_fill(~allowed, -torch.inf)
+        return np.where(legal.reshape(q.shape), q, np.float32(-np.inf)).astype(np.float32)
+
+    return masked

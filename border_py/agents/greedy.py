@@ -75,6 +75,12 @@ def conv_parts(encoder: nn.Module, obs_shape: tuple[int, ...]) -> ConvParts:
     )
 
 
+def mask_span(mask: slice | None) -> tuple[int, int] | None:
+    """An agent's ``action_mask`` slice (`border_py.base.Spaces.action_mask`) as the greedy policy's
+    ``(start, stop)``."""
+    return None if mask is None else (int(mask.start), int(mask.stop))
+
+
 @attrs.frozen(kw_only=True, eq=False)
 class MlpParts:
     """A greedy policy ``head(mlp(normalise(obs)))`` as arrays."""
@@ -96,6 +102,10 @@ class MlpParts:
     high: F32 | None = None
     conv: ConvParts | None = None
     """A pixel policy's convolutions, before the layers (``obs_mean`` is then ``None``)."""
+    action_mask: tuple[int, int] | None = None
+    """Where the legal-action mask lies in the flat observation, ``(start, stop)``, with ``stop - start``
+    the number of actions; only with head ``argmax``. The greedy action is the best legal one, the mask read
+    from the observation as given, before ``obs_mean`` and ``obs_std`` (``None``: every action is legal)."""
 
 
 def linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:
@@ -131,6 +141,10 @@ class GreedyNetwork:
     is uint8 frames."""
     conv: ConvParts | None = None
     """A pixel policy's convolutions, before the parts ``network`` names."""
+    action_mask: tuple[int, int] | None = None
+    """Where the legal-action mask lies in the flat observation, ``(start, stop)``, with ``stop - start``
+    the number of actions (``None``: every action is legal); ``module`` gives the values unmasked, the
+    export masks them."""
 
 
 class ArrayNames:

@@ -141,6 +141,8 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
         # Without statistics, normalize_obs waits for load_params (an evaluation restores them from the
         # saved model); training refuses to start without them.
         self._stats_missing = config.normalize_obs and obs_stats is None
+        if spaces.discrete:
+            spaces.need_discrete(name)  # refuses an env that masks actions
         self.scale = None if spaces.discrete else ActionScale(*spaces.action_bounds, self.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
 

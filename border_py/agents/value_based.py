@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
-from collections.abc import Mapping
-from typing import Any, Generic, Protocol, Self, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 
 import attrs
 import numpy as np
@@ -44,11 +44,14 @@ from torch import nn
 from border_py.agents.explorers import (
     EpsilonGreedy,
     EpsilonGreedyConfig,
+    QValues,
     SoftmaxConfig,
     build_explorer,
     discrete_action,
     discrete_actions,
     explorer_record,
+    legal_actions,
+    masked_values,
 )
 from border_py.agents.lr_schedule import linear_horizon, set_scheduled_lrs
 from border_py.agents.parts import Tracked
@@ -161,9 +164,14 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         obs_shape: the shape the network takes one observation in; ``None``: flat, ``(obs_dim,)``.
 
     Raises:
-        TypeError: the actions are not discrete (the message names the agent, ``name``).
+        TypeError: the actions are not discrete, or the env masks actions and the agent does not take
+            masks (`takes_masks`; the message names the agent, ``name``).
         ValueError: ``config.device`` does not exist on this machine.
     """
+
+    takes_masks: ClassVar[bool] = False
+    """Whether the agent's targets honour the env's action mask (DQN's do: its next-state value is the
+    best legal action's); without, an env with one is refused. Acting honours the mask either way."""
 
     def __init__(
         self,
@@ -176,7 +184,9 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         obs_shape: tuple[int, ...] | None = None,
     ) -> None:
         self.config = config
-        self.n_actions = spaces.need_discrete(self.name)
+        self.n_actions = spaces.need_discrete(self.name, masks=self.takes_masks)
+        self.action_mask = spaces.action_mask
+        """Where the legal-action flags lie in each observation (the env's ``action_mask``), or ``None``."""
         self.obs_dim = spaces.obs_dim
         self.obs_shape = (spaces.obs_dim,) if obs_shape is None else obs_shape
         self.device = torch_device(config.device)
@@ -219,18 +229,26 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.int64]:
         """Int64 actions ``(n,)``: explored in train mode (one forward pass for all, made only if some
-        action is greedy), greedy in eval mode."""
+        action is greedy), greedy in eval mode; never one the observation's action mask forbids."""
         if n == 1 and self._numpy_values is not None:
             return self._act_one_in_numpy(obs, self._numpy_values)
-        values = functools.partial(self._values_of, obs, n)
-        return np.stack(discrete_actions(self.explorer, self._train, self.n_actions, values, n))
+        values: Callable[[], Any] = functools.partial(self._values_of, obs, n)
+        legal = None if self.action_mask is None else legal_actions(obs, n, self.action_mask, self.name)
+        if legal is not None:
+            values = masked_values(values, legal)
+        return np.stack(discrete_actions(self.explorer, self._train, self.n_actions, values, n, legal))
 
     def _act_one_in_numpy(self, obs: npt.NDArray[Any], forward: NumpyMlp) -> npt.NDArray[np.int64]:
         """`_act` for one observation through the numpy MLP with no torch call on the way (the sampler's
         every step): `discrete_action` over the numpy Q-values, whose argmax is torch's (the first largest
         value, the first NaN if any), so the same action, explorer schedule and explorer RNG."""
         row = np.asarray(obs, dtype=np.float32).reshape(1, -1)
-        return discrete_action(self.explorer, self._train, self.n_actions, lambda: forward(row)[0]).reshape(1)
+        values: QValues = lambda: forward(row)[0]  # noqa: E731
+        if self.action_mask is None:
+            return discrete_action(self.explorer, self._train, self.n_actions, values).reshape(1)
+        legal = legal_actions(row, 1, self.action_mask, self.name)[0]
+        masked = masked_values(values, legal)
+        return discrete_action(self.explorer, self._train, self.n_actions, masked, legal).reshape(1)
 
     def opt(self, buffer: ReplayBuffer[B]) -> Record | None:
         """One gradient step on a sampled batch, at a linear schedule's rate for opt step ``opt_steps`` (if

@@ -16,7 +16,13 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.obs_parts import ObsParts
+
 F32 = npt.NDArray[np.float32]
+
+ACTION_MASK = "action_mask"
+"""The dict observation part that flags the legal discrete actions (1 = legal), as Gymnasium's envs with
+masks (and sb3-contrib's ``MaskablePPO``) name it."""
 
 
 def _shape(value: Iterable[int]) -> tuple[int, ...]:
@@ -29,11 +35,12 @@ def _bounds(value: Any) -> F32 | None:
 
 @attrs.frozen(kw_only=True, eq=False)
 class Spaces:
-    """An env's observation shape and action space: discrete (``n_actions``) or a box (``action_low``,
-    ``action_high``), exactly one.
+    """An env's observation shape (and a dict observation's parts) and action space: discrete
+    (``n_actions``) or a box (``action_low``, ``action_high``), exactly one.
 
     Raises:
-        ValueError: both or neither action spaces, an empty or non-positive observation shape,
+        ValueError: both or neither action spaces, an empty or non-positive observation shape (or one
+            that is not the dict observation's flat length),
             ``n_actions`` < 1, or box bounds of different shapes, not finite, or not ``low < high``.
 
     Examples:
@@ -51,10 +58,19 @@ class Spaces:
     """The lower bounds of a box action space; ``None`` for discrete actions."""
     action_high: F32 | None = attrs.field(default=None, converter=_bounds)
     """The upper bounds of a box action space; ``None`` for discrete actions."""
+    obs_parts: ObsParts | None = None
+    """A dict observation's parts, laid out in the flat observation of ``obs_shape`` ``(obs_parts.dim,)``
+    (`border_py.base.obs_parts`); ``None`` for an array observation."""
 
     def __attrs_post_init__(self) -> None:
         if not self.obs_shape or not all(isinstance(n, int) and n > 0 for n in self.obs_shape):
             raise ValueError(f"Spaces.obs_shape must be a non-empty shape of sizes > 0, got {self.obs_shape}")
+        if self.obs_parts is not None and self.obs_shape != (self.obs_parts.dim,):
+            raise ValueError(
+                f"Spaces.obs_shape must be ({self.obs_parts.dim},), the length of the dict observation's "
+                f"parts laid side by side, got {self.obs_shape}"
+            )
+        self._check_action_mask()
         box = self.action_low is not None or self.action_high is not None
         if (self.n_actions is None) == (not box):
             raise ValueError("Spaces takes n_actions (discrete) or action_low and action_high (a box)")
@@ -66,6 +82,25 @@ class Spaces:
                 raise ValueError("Spaces.action_low and action_high must both be given, of one shape")
             if not (np.all(np.isfinite(low)) and np.all(np.isfinite(high)) and np.all(high > low)):
                 raise ValueError(f"Spaces: action bounds must be finite with low < high: {low}, {high}")
+
+    def _check_action_mask(self) -> None:
+        parts = self.obs_parts
+        if parts is None or ACTION_MASK not in parts.keys:
+            return
+        shape = next(p.shape for p in parts.parts if p.key == ACTION_MASK)
+        if self.n_actions is None or shape != (self.n_actions,):
+            actions = "a box" if self.n_actions is None else f"{self.n_actions} discrete actions"
+            raise ValueError(
+                f"Spaces: the observation part {ACTION_MASK!r} must have shape (n_actions,), a flag per "
+                f"discrete action; got {shape} for {actions}"
+            )
+
+    @property
+    def action_mask(self) -> slice | None:
+        """Where the legal-action mask lies in each flat observation: the dict observation's part
+        ``action_mask`` (1 = legal), one flag per discrete action; ``None`` without one."""
+        parts = self.obs_parts
+        return parts.span(ACTION_MASK) if parts is not None and ACTION_MASK in parts.keys else None
 
     @property
     def obs_dim(self) -> int:
@@ -93,14 +128,21 @@ class Spaces:
         """The number of action components of a box (1 for discrete actions)."""
         return 1 if self.action_low is None else int(self.action_low.size)
 
-    def need_discrete(self, agent: str) -> int:
-        """``n_actions``, for an agent that acts only in discrete spaces.
+    def need_discrete(self, agent: str, *, masks: bool = False) -> int:
+        """``n_actions``, for an agent that acts only in discrete spaces; ``masks``: the agent never
+        chooses an action the observation's ``action_mask`` forbids (else such an env is refused).
 
         Raises:
-            TypeError: the actions are a box; the message names ``agent``.
+            TypeError: the actions are a box, or the env masks actions and the agent does not take masks;
+                the message names ``agent``.
         """
         if self.n_actions is None:
             raise TypeError(f"{agent} needs discrete actions; the env's are a box of {self.action_dim}")
+        if self.action_mask is not None and not masks:
+            raise TypeError(
+                f"{agent} does not take action masks yet, and the env's observation has an "
+                f"{ACTION_MASK!r} part: it would choose forbidden actions (DQN, PPO and A2C take masks)"
+            )
         return self.n_actions
 
     def need_box(self, agent: str) -> tuple[F32, F32]:

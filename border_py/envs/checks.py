@@ -18,6 +18,8 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.obs_parts import ObsParts
+
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 """The largest finite float32: a reward or observation beyond it is ``inf`` in the buffer."""
 _F32 = np.dtype(np.float32)  # comparing with a dtype instance is 3x faster than with np.float32
@@ -79,16 +81,37 @@ def checked_box_actions(
     return batch
 
 
-def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[Any]) -> None:
-    """Refuses the spaces border_py's agents cannot act in.
+def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[Any]) -> ObsParts | None:
+    """Refuses the spaces border_py's agents cannot act in; returns a ``Dict`` observation space's parts
+    (``None`` for a ``Box``).
 
     Raises:
-        TypeError: the observation space is not a Box, or the action space neither Discrete nor Box.
+        TypeError: the observation space is neither a Box nor a Dict of Box and MultiBinary parts (nor
+            images), or the action space neither Discrete nor Box.
     """
-    if not isinstance(obs_space, gym.spaces.Box):
-        raise TypeError(f"{name}: only Box observation spaces are supported, got {obs_space}")
     if not isinstance(act_space, gym.spaces.Discrete | gym.spaces.Box):
         raise TypeError(f"{name}: only Discrete and Box action spaces are supported, got {act_space}")
+    if isinstance(obs_space, gym.spaces.Box):
+        return None
+    if not isinstance(obs_space, gym.spaces.Dict):
+        raise TypeError(f"{name}: only Box and Dict observation spaces are supported, got {obs_space}")
+    shapes: dict[str, tuple[int, ...]] = {}
+    for key, part in obs_space.spaces.items():
+        if not isinstance(part, gym.spaces.Box | gym.spaces.MultiBinary):
+            raise TypeError(
+                f"{name}: dict observation part {key!r} is a {type(part).__name__}; border_py takes Box and "
+                "MultiBinary parts"
+            )
+        if part.dtype == np.uint8 and len(part.shape) == 3:
+            raise TypeError(
+                f"{name}: dict observation part {key!r} is an image (uint8 {part.shape}): no agent of "
+                "border_py takes images inside a dict observation yet"
+            )
+        shapes[str(key)] = tuple(part.shape)
+    try:
+        return ObsParts.of(shapes)
+    except ValueError as exc:
+        raise TypeError(f"{name}: {exc}") from exc
 
 
 _SMALL = 32
@@ -110,15 +133,26 @@ def all_finite(x: npt.NDArray[np.float32]) -> bool:
 
 
 def checked_obs(
-    obs: Any, shape: tuple[int, ...], name: str, what: str, env_step: int
+    obs: Any,
+    shape: tuple[int, ...],
+    name: str,
+    what: str,
+    env_step: int,
+    parts: ObsParts | None = None,
 ) -> npt.NDArray[np.float32]:
     """``obs`` as float32, checked against the declared ``shape`` and for NaN and infinity after the cast
-    (a finite float64 can overflow float32).
+    (a finite float64 can overflow float32). A dict observation (``parts``) is laid out flat first, its
+    leading dimensions those of ``shape`` but the last.
 
     Raises:
         ValueError: the message names the env, ``what`` (the observation, a sub-env's final one) and the
-            env step, with the actual and declared shapes.
+            env step, with the actual and declared shapes (or the missing or misshapen key).
     """
+    if parts is not None:
+        try:
+            obs = parts.flatten(obs, shape[:-1])
+        except ValueError as exc:
+            raise ValueError(f"{name}: {what} at env step {env_step}: {exc}") from None
     out = np.asarray(obs)
     if out.dtype != _F32:
         if out.dtype.kind not in "biuf":  # strings, objects, complex numbers: no float32 observation

@@ -10,8 +10,10 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.goal_env import GoalReward
 from border_py.base.step import Step
 from border_py.config import episode_limit
+from border_py.envs.action_masks import MaskSource, mask_wrapper
 from border_py.envs.checks import checked_box_actions, checked_obs, supported_spaces
 from border_py.envs.episode_start import checked_start
 from border_py.envs.gymnasium import Act, GymEnvConfig, Obs, SpaceInfo, make_gym
@@ -46,6 +48,10 @@ class GymVecEnvConfig:
     """Extra keyword arguments of ``gymnasium.make`` for each sub-env."""
     clip_actions: bool = False
     """Clip Box actions into the action space instead of refusing them."""
+    action_mask: MaskSource = attrs.field(
+        default="observation", validator=attrs.validators.in_(("observation", "info", "method"))
+    )
+    """Where the env gives its legal actions (`GymEnvConfig.action_mask`)."""
 
     def evaluation(self) -> GymEnvConfig:
         """The evaluation env's config: one sub-env (`single`)."""
@@ -58,6 +64,7 @@ class GymVecEnvConfig:
             max_episode_steps=self.max_episode_steps,
             kwargs=self.kwargs,
             clip_actions=self.clip_actions,
+            action_mask=self.action_mask,
         )
 
     def build(self, seed: int) -> GymVecEnv:
@@ -70,7 +77,7 @@ class GymVecEnvConfig:
             num_envs=self.num_envs,
             vectorization_mode=self.mode,
             vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
-            wrappers=[record_episode_starts],
+            wrappers=[w for w in (mask_wrapper(self.action_mask), record_episode_starts) if w is not None],
             max_episode_steps=self.max_episode_steps,
         )
         return GymVecEnv(env, seed, self.name, self.clip_actions)
@@ -109,7 +116,7 @@ class GymVecEnv(SpaceInfo):
                 f"{name}: the vector env resets with {mode}; border_py needs AutoresetMode.SAME_STEP "
                 "(gymnasium.make_vec(..., vector_kwargs={'autoreset_mode': AutoresetMode.SAME_STEP}))"
             )
-        supported_spaces(name, env.single_observation_space, env.single_action_space)
+        self.obs_parts = supported_spaces(name, env.single_observation_space, env.single_action_space)
         self.env = env
         self.seed = seed
         self.name = name
@@ -117,7 +124,9 @@ class GymVecEnv(SpaceInfo):
         self.observation_space = env.single_observation_space
         self.clip_actions = clip_actions
         self._n = int(env.num_envs)
-        self._obs_shape = (self._n, *(self.observation_space.shape or ()))
+        self._obs_shape = (
+            (self._n, self.obs_dim) if self.obs_parts else (self._n, *(self.observation_space.shape or ()))
+        )
         self._seeded = False
         self._env_steps = 0
         self._returns = np.zeros(self._n)
@@ -133,7 +142,7 @@ class GymVecEnv(SpaceInfo):
         return self._n
 
     def _obs(self, obs: Any, what: str) -> Obs:
-        return checked_obs(obs, self._obs_shape, self.name, what, self._env_steps)
+        return checked_obs(obs, self._obs_shape, self.name, what, self._env_steps, self.obs_parts)
 
     def reset(self) -> list[Obs]:
         """Starts an episode in every sub-env: the first call seeded with the build seed, later ones
@@ -200,6 +209,7 @@ class GymVecEnv(SpaceInfo):
                     self.name,
                     f"final observation of sub-env {i}",
                     self._env_steps,
+                    self.obs_parts,
                 )
                 steps.append(
                     Step(
@@ -311,12 +321,26 @@ class GymVecEnv(SpaceInfo):
         episode_return = 0.0
         for act, (obs, reward, terminated, truncated) in zip(acts, steps, strict=False):
             episode_return += reward  # the order of step's additions: the same float
-            checked = checked_obs(obs, shape, self.name, f"replayed observation of sub-env {i}", at)
+            what = f"replayed observation of sub-env {i}"
+            checked = checked_obs(obs, shape, self.name, what, at, self.obs_parts)
             out.append(
                 Step(act=act, obs=checked, reward=reward, is_terminated=terminated, is_truncated=truncated)
             )
         self._returns[i], self._lengths[i] = episode_return, len(out)
-        return checked_obs(first, shape, self.name, f"first observation of sub-env {i}", at), out
+        what = f"first observation of sub-env {i}"
+        return checked_obs(first, shape, self.name, what, at, self.obs_parts), out
+
+    def goal_reward(self) -> GoalReward | None:
+        """The sub-envs' own ``compute_reward`` (one sub-env's: they are copies), for goal relabelling;
+        ``None`` where they have none. In ``async`` mode it runs in the sub-env's process."""
+        calls = self._calls
+        if calls is None or not all(calls.call("has_wrapper_attr", "compute_reward")):
+            return None
+        if isinstance(calls, gym.vector.SyncVectorEnv):
+            reward: GoalReward = calls.envs[0].get_wrapper_attr("compute_reward")
+            return reward
+        # call() runs it in every sub-env's process; the first answer is as good as any.
+        return lambda achieved, desired, infos: calls.call("compute_reward", achieved, desired, infos)[0]
 
     def close(self) -> None:
         """Closes the vector env (and the sub-env processes in ``async`` mode)."""

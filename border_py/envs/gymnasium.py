@@ -11,9 +11,12 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.goal_env import GoalReward
+from border_py.base.obs_parts import ObsParts
 from border_py.base.spaces import Spaces
 from border_py.base.step import Step
 from border_py.config import episode_limit
+from border_py.envs.action_masks import MaskSource, mask_wrapper
 from border_py.envs.checks import (
     checked_box_actions,
     checked_flag,
@@ -27,7 +30,7 @@ from border_py.envs.episode_start import checked_rng_state, checked_start
 from border_py.record import Record
 
 Obs = npt.NDArray[np.float32]
-"""Observations: float32 arrays."""
+"""Observations: float32 arrays (a dict observation's parts laid side by side: `SpaceInfo.obs_parts`)."""
 Act = npt.NDArray[Any]
 """Actions: an int64 array of shape ``()`` for a Discrete space, a float32 array for a Box space."""
 
@@ -43,6 +46,9 @@ def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **opti
     Raises:
         ValueError: ``name`` is not a registered env (``name``), or the env refuses ``kwargs``.
     """
+    if name.startswith("border_py/"):  # border_py's own envs register when their module is imported
+        import border_py.envs.goal_envs
+        import border_py.envs.masked_envs  # noqa: F401
     try:
         return make(name, **options, **kwargs)
     except gym.error.Error as exc:
@@ -52,6 +58,18 @@ def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **opti
         raise ValueError(f"env kwargs {kwargs!r:.300} are not accepted by {name}: {exc!s:.500}") from exc
 
 
+def checked_wrap(wrap: Callable[[Any], Any], env: Any, name: str) -> Any:
+    """``wrap(env)``, its refusal naming the env and the config field.
+
+    Raises:
+        TypeError: the wrapper refuses the env (``env.action_mask`` on continuous actions, say).
+    """
+    try:
+        return wrap(env)
+    except TypeError as exc:
+        raise TypeError(f"{name}: env.action_mask: {exc}") from None
+
+
 class SpaceInfo:
     """What agents are built from: ``n_actions``, ``action_bounds`` and ``obs_dim``, read from
     ``action_space`` and ``observation_space`` (those of one sub-env for a vector env)."""
@@ -59,6 +77,8 @@ class SpaceInfo:
     action_space: gym.Space[Any]
     observation_space: gym.Space[Any]
     name: str
+    obs_parts: ObsParts | None = None
+    """A ``Dict`` observation space's parts, laid out flat in each observation; ``None`` for a Box."""
 
     @property
     def n_actions(self) -> int:
@@ -84,7 +104,10 @@ class SpaceInfo:
 
     @property
     def obs_dim(self) -> int:
-        """The number of observation components (the product of the observation shape)."""
+        """The number of observation components (the product of the observation shape; a dict's parts
+        laid side by side)."""
+        if self.obs_parts is not None:
+            return self.obs_parts.dim
         shape = self.observation_space.shape
         assert shape is not None  # a Box space always has a shape
         return int(np.prod(shape))
@@ -96,12 +119,16 @@ class SpaceInfo:
         Raises:
             TypeError: the action space is neither Discrete nor a Box (naming the env).
         """
-        shape = tuple(int(n) for n in self.observation_space.shape or ())
+        parts = self.obs_parts
+        shape = (parts.dim,) if parts else tuple(int(n) for n in self.observation_space.shape or ())
         if isinstance(self.action_space, gym.spaces.Discrete):
-            return Spaces(obs_shape=shape, n_actions=int(self.action_space.n))
+            return Spaces(obs_shape=shape, n_actions=int(self.action_space.n), obs_parts=parts)
         if isinstance(self.action_space, gym.spaces.Box):
             return Spaces(
-                obs_shape=shape, action_low=self.action_space.low, action_high=self.action_space.high
+                obs_shape=shape,
+                action_low=self.action_space.low,
+                action_high=self.action_space.high,
+                obs_parts=parts,
             )
         raise TypeError(f"{self.name}: agents act in Discrete or Box spaces, not {self.action_space}")
 
@@ -125,6 +152,13 @@ class GymEnvConfig:
     clip_actions: bool = False
     """Clip Box actions into the action space instead of refusing them (for a Gaussian policy such as
     PPO's, whose unclipped action is the one the buffer keeps)."""
+    action_mask: MaskSource = attrs.field(
+        default="observation", validator=attrs.validators.in_(("observation", "info", "method"))
+    )
+    """Where the env gives its legal actions: ``observation`` (its dict part ``action_mask``, or nowhere),
+    ``info`` (``info["action_mask"]`` at each reset and step) or ``method`` (its ``action_masks()``, as
+    sb3-contrib's ``MaskablePPO`` reads them); from the last two the mask is added to the observation as
+    the part ``action_mask`` (`border_py.envs.action_masks`)."""
 
     def build(self, seed: int) -> GymEnv:
         """Makes the env; its first ``reset`` and its action space are seeded with ``seed``."""
@@ -154,11 +188,14 @@ class GymEnv(SpaceInfo):
         self.env: gym.Env[Any, Any] = make_gym(
             config.name, config.kwargs, gym.make, max_episode_steps=config.max_episode_steps
         )
-        supported_spaces(config.name, self.env.observation_space, self.env.action_space)
+        wrap = mask_wrapper(config.action_mask)
+        if wrap is not None:
+            self.env = checked_wrap(wrap, self.env, config.name)
+        self.obs_parts = supported_spaces(config.name, self.env.observation_space, self.env.action_space)
         self.name = config.name
         self.action_space = self.env.action_space
         self.observation_space = self.env.observation_space
-        self._obs_shape = self.observation_space.shape or ()
+        self._obs_shape = (self.obs_dim,) if self.obs_parts else self.observation_space.shape or ()
         self._check_act = self._action_check()
         self.action_space.seed(seed)
         self._seeded = False
@@ -168,13 +205,20 @@ class GymEnv(SpaceInfo):
         self._episode_length = 0
 
     def _obs(self, obs: Any) -> Obs:
-        return checked_obs(obs, self._obs_shape, self.name, "observation", self._env_steps)
+        return checked_obs(obs, self._obs_shape, self.name, "observation", self._env_steps, self.obs_parts)
 
     def _reset(self, seed: int | None) -> Obs:
         # A reset with seed None draws from the env's RNG: keep its state to start this episode again.
         rng = None if seed is not None else self.env.unwrapped.np_random.bit_generator.state
         self._episode_start = {"seed": seed, "np_random": rng, "env_steps": self._env_steps}
-        obs, _ = self.env.reset(seed=seed)
+        try:
+            obs, _ = self.env.reset(seed=seed)
+        except AssertionError as exc:  # Gymnasium's checker of the first reset: a dict's keys, say
+            if raised_by_gymnasiums_checker(exc):
+                raise ValueError(
+                    f"{self.name}: Gymnasium's env checker refused the first reset: {exc}"
+                ) from None
+            raise
         self._episode_return, self._episode_length = 0.0, 0
         return self._obs(obs)
 
@@ -201,12 +245,12 @@ class GymEnv(SpaceInfo):
         """Steps the env; at an episode end resets it and returns the first observation as ``init_obs``."""
         try:
             obs, raw_reward, raw_terminated, raw_truncated, info = self.env.step(self._check_act(act))
-        except TypeError as exc:
+        except (TypeError, AssertionError) as exc:  # the checker asserts on a dict's keys
             if raised_by_gymnasiums_checker(exc):
                 raise ValueError(
                     f"{self.name}: Gymnasium's env checker could not read env step "
                     f"{self._env_steps + 1}'s output ({exc}): is the reward a real number that fits a "
-                    "float32, the observation an array of the observation space's shape?"
+                    "float32, the observation of the observation space's shape (a dict: its keys)?"
                 ) from exc
             raise
         self._env_steps = at = self._env_steps + 1
@@ -225,7 +269,7 @@ class GymEnv(SpaceInfo):
             init_obs = self._reset(None)
         step = Step(
             act=act,
-            obs=checked_obs(obs, self._obs_shape, name, "observation", at),
+            obs=checked_obs(obs, self._obs_shape, name, "observation", at, self.obs_parts),
             reward=reward,
             is_terminated=terminated,
             is_truncated=truncated,
@@ -266,6 +310,14 @@ class GymEnv(SpaceInfo):
         self.seed = self.seed if seed is None else seed
         self._seeded = seed is None
         self._env_steps = env_steps
+
+    def goal_reward(self) -> GoalReward | None:
+        """The env's own ``compute_reward`` (a goal-conditioned env's, for goal relabelling), found through
+        its wrappers; ``None`` where it has none."""
+        if not self.env.has_wrapper_attr("compute_reward"):
+            return None
+        reward: GoalReward = self.env.get_wrapper_attr("compute_reward")
+        return reward
 
     def close(self) -> None:
         """Closes the Gymnasium env."""

@@ -19,9 +19,12 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, GreedyNetwork, GreedyPolicy, MlpParts
+from border_py.base.obs_parts import ObsParts
+from border_py.export.action_mask import MASK_VERSION, UNMASKED_VERSION, checked_mask
 from border_py.export.conv_front import conv_spec
+from border_py.export.dict_obs import ONNX_META, obs_parts_field
 from border_py.export.mlp_parts import MlpGreedy, mlp_spec
-from border_py.export.numpy_policy import FORMAT, SPEC_FILE, VERSION, WEIGHTS_FILE, NumpyPolicy
+from border_py.export.numpy_policy import FORMAT, SPEC_FILE, WEIGHTS_FILE, NumpyPolicy
 from border_py.export.onnx_policy import ONNX_FILE
 
 
@@ -56,14 +59,67 @@ def greedy_module(agent: Exportable) -> nn.Module:
     discrete policy, ``-> action`` for a continuous one (within the bounds); a pixel policy takes uint8
     frames ``(n, channels, height, width)``. It holds the agent's weights
     (an MLP policy: a copy; a dueling DQN or IQN: the agent's networks), in eval mode, on the agent's
-    device."""
+    device. With an ``action_mask``, the action is the best legal one (-1 where none is) and the values
+    stay raw.
+
+    Raises:
+        TypeError, ValueError: as `export_numpy`.
+    """
     policy = _policy(agent)
     module = MlpGreedy(policy) if isinstance(policy, MlpParts) else policy.module
+    mask = _mask(agent, policy)
+    if mask is not None:
+        module = MaskedArgmax(module, mask)
     return module.to(agent.device).eval()
 
 
-def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]]:
+class MaskedArgmax(nn.Module):
+    """A discrete greedy module ``obs -> (values, action)`` whose action is the best the observation's
+    mask ``obs[:, start:stop]`` allows, read as given (before ``module`` normalises); the values stay raw."""
+
+    def __init__(self, module: nn.Module, mask: tuple[int, int]) -> None:
+        super().__init__()
+        self.module = module
+        self.start, self.stop = mask
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        values, _ = self.module(obs)
+        legal = obs[:, self.start : self.stop] > 0.5
+        act = torch.where(legal, values, float("-inf")).argmax(dim=1)
+        # A legal value of -inf (float32 overflow) ties with the masked ones: take the first legal instead.
+        first_legal = legal.to(values.dtype).argmax(dim=1)
+        act = torch.where(legal.gather(1, act[:, None]).squeeze(1), act, first_legal)
+        # No legal action: -1, which no env takes and OnnxPolicy refuses, rather than a masked action.
+        return values, torch.where(legal.any(dim=1), act, torch.full_like(act, -1))
+
+
+def _mask(agent: Exportable, policy: GreedyPolicy) -> tuple[int, int] | None:
+    """The policy's ``action_mask``, checked against the agent's observation and the policy's actions.
+
+    Raises:
+        ValueError: one line naming ``action_mask`` (`border_py.export.action_mask.checked_mask`).
+    """
+    if policy.action_mask is None:
+        return None
+    if isinstance(policy, GreedyNetwork):
+        n = policy.action.get("n")
+    else:
+        n = int(policy.layers[-1][0].shape[1]) if policy.head == "argmax" else None
+    return checked_mask(policy.action_mask, n, agent.obs_dim, policy.conv is not None, "action_mask")
+
+
+def _checked_parts(agent: Exportable, policy: GreedyPolicy, obs_parts: ObsParts | None) -> None:
+    if obs_parts is None:
+        return
+    if policy.conv is not None:
+        raise ValueError("obs_parts: a pixel (conv) policy takes frames, not a dict observation's parts")
+    if obs_parts.dim != agent.obs_dim:
+        raise ValueError(f"obs_parts lay out {obs_parts.dim} values, the agent's obs_dim is {agent.obs_dim}")
+
+
+def _spec_and_weights(agent: Exportable, obs_parts: ObsParts | None) -> tuple[dict[str, Any], dict[str, F32]]:
     policy = _policy(agent)
+    _checked_parts(agent, policy, obs_parts)
     weights: dict[str, F32] = {}
     if isinstance(policy, MlpParts):
         network, action = mlp_spec(policy, weights)
@@ -75,12 +131,18 @@ def _spec_and_weights(agent: Exportable) -> tuple[dict[str, Any], dict[str, F32]
     if policy.conv is not None:
         network = {"conv": conv_spec(policy.conv, weights), **network}
         obs_shape = list(policy.conv.obs_shape)
-    spec = {"format": FORMAT, "version": VERSION, "kind": kind, "obs_dim": agent.obs_dim,
+    mask = _mask(agent, policy)
+    if mask is not None:  # version 4 only then: a version 3 reader refuses it rather than ignore the mask
+        action = {**action, "mask": list(mask)}
+    version = UNMASKED_VERSION if mask is None else MASK_VERSION
+    spec = {"format": FORMAT, "version": version, "kind": kind, "obs_dim": agent.obs_dim,
             "obs_shape": obs_shape, "action": action, "network": network}  # fmt: skip
+    if obs_parts is not None:  # optional: a reader that ignores it acts the same on the flat vector
+        spec["obs_parts"] = obs_parts_field(obs_parts)
     return spec, weights
 
 
-def numpy_policy_of(agent: Exportable) -> NumpyPolicy:
+def numpy_policy_of(agent: Exportable, *, obs_parts: ObsParts | None = None) -> NumpyPolicy:
     """The agent's greedy policy as a `NumpyPolicy` in memory, as `export_numpy` then `NumpyPolicy.load`
     would give it: a copy of the weights as they are now (the evaluator takes one per evaluation).
 
@@ -88,7 +150,7 @@ def numpy_policy_of(agent: Exportable) -> NumpyPolicy:
         TypeError, ValueError: as `export_numpy`; `border_py.export.PolicyFileError` (a ValueError) for
             weights that are not finite.
     """
-    spec, weights = _spec_and_weights(agent)
+    spec, weights = _spec_and_weights(agent, obs_parts)
     return NumpyPolicy(spec, weights, source=f"{type(agent).__name__}'s greedy policy")
 
 
@@ -112,17 +174,23 @@ def _write_atomically(path: Path, write: Any) -> None:
         raise
 
 
-def export_numpy(agent: Exportable, path: Path | str) -> Path:
+def export_numpy(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | None = None) -> Path:
     """Writes the agent's greedy policy to the directory ``path`` as ``policy.json`` and ``weights.npz``,
     for `border_py.export.NumpyPolicy.load`. Returns ``path``.
 
+    Args:
+        obs_parts: the env's dict observation layout (``Spaces.obs_parts``): the loaded policy then takes
+            the dict as well as the flat vector the agent saw.
+
     Raises:
         TypeError: the agent states no greedy policy.
-        ValueError: the agent's policy cannot be exported (an IQN acting on random fractions).
+        ValueError: the agent's policy cannot be exported (an IQN acting on random fractions),
+            ``obs_parts`` do not lay out ``obs_dim`` values or come with a pixel policy, or its
+            ``action_mask`` does not fit (`border_py.export.action_mask.checked_mask`).
     """
+    spec, weights = _spec_and_weights(agent, obs_parts)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    spec, weights = _spec_and_weights(agent)
 
     def save_npz(tmp: Path) -> None:
         with tmp.open("wb") as f:
@@ -133,56 +201,98 @@ def export_numpy(agent: Exportable, path: Path | str) -> Path:
     return path
 
 
-def export_onnx(agent: Exportable, path: Path | str) -> Path:
-    """Writes the agent's greedy policy as ``path/policy.onnx`` (the ``export`` extra: onnx, onnxscript).
+class _DictInputs(nn.Module):
+    """The greedy module behind one input per dict observation part: each part ``(n, *shape)`` flattened
+    to ``(n, size)`` and laid side by side in `ObsParts` order, the flat vector the agent learned on."""
 
-    The graph takes ``obs`` float32 ``(batch, obs_dim)`` (any batch; a pixel policy uint8 frames
-    ``(batch, channels, height, width)``) and gives ``action`` (int64
-    ``(batch,)`` for discrete actions, float32 ``(batch, act_dim)`` within the bounds for a box) and, for
-    discrete actions, ``values`` ``(batch, n_actions)``. Returns the file's path.
+    def __init__(self, module: nn.Module, obs_parts: ObsParts) -> None:
+        super().__init__()
+        self.module = module
+        self.sizes = [p.size for p in obs_parts.parts]
 
-    Raises:
-        TypeError, ValueError: as `export_numpy`.
-    """
-    module = greedy_module(agent)
-    policy = _policy(agent)
-    discrete = _discrete(policy)
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
+    def forward(self, *parts: torch.Tensor) -> Any:
+        flat = [x.reshape(x.shape[0], size) for x, size in zip(parts, self.sizes, strict=True)]
+        return self.module(torch.cat(flat, dim=1))
+
+
+def _onnx_inputs(
+    agent: Exportable, policy: GreedyPolicy, obs_parts: ObsParts | None, outputs: list[str]
+) -> tuple[tuple[Any, ...], list[str], tuple[Any, ...]]:
+    """The example inputs, their names and their dynamic shapes (the batch, any size)."""
+    batch = torch.export.Dim("batch")
+    if obs_parts is not None:
+        # An input named as an output would be two values of one name: an invalid graph.
+        clash = next((k for k in obs_parts.keys if k in outputs), None)
+        if clash is not None:
+            raise ValueError(f"obs_parts: key {clash!r} is also the name of the ONNX policy's output")
+        parts = tuple(torch.zeros(2, *p.shape) for p in obs_parts.parts)
+        return parts, list(obs_parts.keys), (tuple({0: batch} for _ in parts),)  # varargs: one entry
     if policy.conv is None:
         example = torch.zeros(2, agent.obs_dim)
     else:  # frames stay uint8 into the graph, as into the agent's network
         example = torch.zeros(2, *policy.conv.obs_shape, dtype=torch.uint8)
+    return (example,), ["obs"], ({0: batch},)
+
+
+def export_onnx(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | None = None) -> Path:
+    """Writes the agent's greedy policy as ``path/policy.onnx`` (the ``export`` extra: onnx, onnxscript).
+
+    The graph takes ``obs`` float32 ``(batch, obs_dim)`` (any batch; a pixel policy uint8 frames
+    ``(batch, channels, height, width)``; with ``obs_parts``, one float32 input ``(batch, *shape)`` per
+    part, named by its key, laid side by side inside the graph) and gives ``action`` (int64
+    ``(batch,)`` for discrete actions, float32 ``(batch, act_dim)`` within the bounds for a box) and, for
+    discrete actions, ``values`` ``(batch, n_actions)``. Returns the file's path.
+
+    Raises:
+        TypeError, ValueError: as `export_numpy`; a part keyed as an output (``action``, ``values``).
+    """
+    policy = _policy(agent)
+    _checked_parts(agent, policy, obs_parts)
+    outputs = ["values", "action"] if _discrete(policy) else ["action"]
+    args, names, dynamic = _onnx_inputs(agent, policy, obs_parts, outputs)
+    module = greedy_module(agent)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
     device = agent.device
     try:
         module.cpu()
+        graph = module if obs_parts is None else _DictInputs(module, obs_parts).eval()
 
         def write(tmp: Path) -> None:
-            # The exporter reports its passes on stdout and logs a warning per torchvision op it skips, and
-            # torch.export warns about its own internals (FutureWarning, DeprecationWarning): none of it is
-            # about the user's model. An export is quiet unless it fails.
-            registration = logging.getLogger("torch.onnx._internal.exporter._registration")
-            level = registration.level
-            registration.setLevel(logging.ERROR)
-            try:
-                with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-                    warnings.simplefilter("ignore", FutureWarning)
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    torch.onnx.export(
-                        module,
-                        (example,),
-                        str(tmp),
-                        input_names=["obs"],
-                        output_names=["values", "action"] if discrete else ["action"],
-                        dynamic_shapes={"obs": {0: torch.export.Dim("batch")}},
-                        external_data=False,
-                        verbose=False,
-                    )
-            finally:
-                registration.setLevel(level)
+            program = _quiet_onnx_export(graph, args, names, outputs, dynamic)
+            if obs_parts is not None:
+                program.model.metadata_props[ONNX_META] = json.dumps(obs_parts_field(obs_parts))
+            program.save(str(tmp), external_data=False)
 
         out = path / ONNX_FILE
         _write_atomically(out, write)
     finally:
         module.to(device)
     return out
+
+
+def _quiet_onnx_export(
+    module: nn.Module, args: tuple[Any, ...], names: list[str], outputs: list[str], dynamic: tuple[Any, ...]
+) -> Any:
+    """``torch.onnx.export``'s program. The exporter reports its passes on stdout and logs a warning per
+    torchvision op it skips, and torch.export warns about its own internals (FutureWarning,
+    DeprecationWarning): none of it is about the user's model. An export is quiet unless it fails."""
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
+    level = registration.level
+    registration.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            # A dict policy's inputs share one batch dimension, named once: the exporter says so.
+            warnings.filterwarnings("ignore", "# The axis name: batch will not be used", UserWarning)
+            return torch.onnx.export(
+                module,
+                args,
+                input_names=names,
+                output_names=outputs,
+                dynamic_shapes=dynamic,
+                verbose=False,
+            )
+    finally:
+        registration.setLevel(level)

@@ -31,16 +31,18 @@ import numpy as np
 import numpy.typing as npt
 
 # Mlp and F32 were defined here first: ``from border_py.export.numpy_policy import Mlp`` still works.
+from border_py.export.action_mask import MASK_VERSION, greedy_actions, read_action_mask
+from border_py.export.dict_obs import Obs, flat_obs, read_obs_parts
 from border_py.export.numpy_conv import NumpyConv
 from border_py.numpy_mlp import F32 as F32
 from border_py.numpy_mlp import Mlp as Mlp
 from border_py.numpy_mlp import relu
 
 FORMAT = "border_py.policy"
-VERSION = 3
-"""Written by this border_py: version 3 added a pixel policy's convolutions (``network.conv``, and
-``obs_shape``), version 2 the ``clip`` squash (a box policy clipped to its bounds)."""
-READS = (1, 2, 3)
+VERSION = MASK_VERSION
+"""The newest version written: 4 added ``action.mask`` (a file without one is written as 3), 3 a pixel
+policy's convolutions (``network.conv``, ``obs_shape``), 2 the ``clip`` squash (a box within its bounds)."""
+READS = (1, 2, 3, 4)
 """The versions this border_py reads (version 1's box policies without bounds still load)."""
 TORCH_RTOL = 1e-4
 """How far an exported policy's outputs (values, or a continuous action) may be from the agent's in torch,
@@ -64,10 +66,11 @@ class NumpyPolicy:
 
     ``act(obs)`` takes one observation of ``obs_shape`` or a batch ``(n, *obs_shape)`` (``(obs_dim,)`` for
     a vector; a pixel policy's ``(channels, height, width)``: pixel values 0-255, uint8 as an env gives
-    them or any numeric dtype) and returns the greedy action: an int64 of shape ``()`` / ``(n,)`` for a
+    them or any numeric dtype), or, exported with ``obs_parts``, the dict observation (each part of its
+    shape, or ``(n, *shape)``); it returns the greedy action: an int64 of shape ``()`` / ``(n,)`` for a
     discrete policy, float32 ``(act_dim,)`` / ``(n, act_dim)`` within the bounds for a continuous one.
-    ``values(obs)`` gives the per-action values a discrete policy maximises, ``(n, n_actions)``. Outputs
-    match torch's within `TORCH_RTOL`.
+    ``values(obs)`` gives the per-action values a discrete policy maximises, ``(n, n_actions)`` (``act``
+    takes the best each observation's ``action_mask`` allows). Outputs match torch's within `TORCH_RTOL`.
 
     numpy's BLAS runs a large enough matmul (IQN's fractions against its hidden layer, at batch 1) on
     several threads, which wait for one another when other processes hold the cores: serve a policy
@@ -104,6 +107,12 @@ class NumpyPolicy:
         self.in_dim = self.obs_dim if self.conv is None else self.conv.out_features
         """What the first layer takes: the observation, or the convolutions' features."""
         self._build(net, action, source)
+        try:  # a dict observation's parts, side by side in the flat one; None: an array observation
+            self.obs_parts = read_obs_parts(spec.get("obs_parts"), self.obs_dim, self.conv is not None)
+            self.action_mask = read_action_mask(spec, self.obs_dim, self.conv is not None)
+            """Where each observation's legal-action flags lie, ``(start, stop)``; None: every action."""
+        except ValueError as exc:
+            raise PolicyFileError(f"{source}: {exc}") from exc
 
     # -- construction -------------------------------------------------------------------------------------
 
@@ -302,9 +311,11 @@ class NumpyPolicy:
 
     # -- acting -------------------------------------------------------------------------------------------
 
-    def _batch(self, obs: npt.ArrayLike) -> tuple[F32, bool]:
+    def _batch(self, obs: Obs) -> tuple[F32, bool]:
         """``obs`` as a batch of what the first layer takes (a pixel policy: its convolutions' features),
         and whether it was one observation."""
+        if isinstance(obs, Mapping):
+            obs = flat_obs(self.obs_parts, obs)
         # Pixels stay in their dtype (uint8) until the convolutions divide them: no float copy before.
         x = np.asarray(obs) if self.conv is not None else np.asarray(obs, dtype=np.float32)
         single = x.shape == self.obs_shape
@@ -317,9 +328,9 @@ class NumpyPolicy:
             )
         return (x if self.conv is None else self.conv(x)), single
 
-    def values(self, obs: npt.ArrayLike) -> F32:
+    def values(self, obs: Obs) -> F32:
         """The per-action values ``(n, n_actions)`` the greedy action maximises (DQN: Q-values; IQN: the
-        mean quantile at the exported fractions; a policy network's logits)."""
+        mean quantile at the exported fractions; a policy network's logits), raw: the mask not applied."""
         if not self.discrete:
             raise TypeError(f"a {self.kind} policy has no per-action values; use act()")
         x, _ = self._batch(obs)
@@ -347,11 +358,11 @@ class NumpyPolicy:
         z = self.head(features)  # (n, n_taus, n_actions): one product of n_taus rows per observation
         return np.asarray(z.mean(axis=1), dtype=np.float32)
 
-    def act(self, obs: npt.ArrayLike) -> npt.NDArray[Any]:
-        """The greedy action of one observation or of each in a batch."""
+    def act(self, obs: Obs) -> npt.NDArray[Any]:
+        """The greedy action of one observation or of each in a batch (ValueError: a mask allows none)."""
         x, single = self._batch(obs)
-        if self.discrete:
-            act: npt.NDArray[Any] = self._values(x).argmax(axis=1).astype(np.int64)
+        if self.discrete:  # x is the observation as given (a mask is never on a pixel policy's features)
+            act: npt.NDArray[Any] = greedy_actions(self._values(x), x, self.action_mask)
         elif self.kind == "mlp":
             out = self._mlp_out(x)
             if self.squash == "tanh":

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.obs_parts import ObsParts
+from border_py.export.action_mask import refuse_no_legal
+from border_py.export.dict_obs import ONNX_META, Obs, flat_obs
 from border_py.export.numpy_policy import PolicyFileError
 
 ONNX_FILE = "policy.onnx"
@@ -18,7 +22,8 @@ class OnnxPolicy:
     """A policy written by `border_py.export.export_onnx`, run with onnxruntime on the CPU.
 
     ``act(obs)`` takes one observation ``(obs_dim,)`` or a batch ``(n, obs_dim)`` (a pixel policy: uint8
-    frames ``obs_shape``, ``(channels, height, width)``, or a batch of them) and returns what
+    frames ``obs_shape``, ``(channels, height, width)``, or a batch of them; a dict policy, whose graph
+    takes one input per part, the dict observation, one or a batch, or its flat vector) and returns what
     `border_py.export.NumpyPolicy.act` returns. Needs the ``export`` extra (onnxruntime).
     """
 
@@ -41,9 +46,13 @@ class OnnxPolicy:
             raise PolicyFileError(f"{file}: not a loadable ONNX model ({exc})") from exc
         inputs = self.session.get_inputs()
         outputs = [o.name for o in self.session.get_outputs()]
-        if [i.name for i in inputs] != ["obs"] or "action" not in outputs:
-            raise PolicyFileError(f"{file}: not a border_py policy (needs input 'obs' and output 'action')")
-        shape = inputs[0].shape[1:]
+        if "action" not in outputs:
+            raise PolicyFileError(f"{file}: not a border_py policy (needs an output 'action')")
+        meta = self.session.get_modelmeta().custom_metadata_map
+        dict_obs = [i.name for i in inputs] != ["obs"] or ONNX_META in meta
+        self.obs_parts = _parts(inputs, file) if dict_obs else None
+        """A dict policy's parts, one graph input each (by key); None: the graph takes ``obs``."""
+        shape = inputs[0].shape[1:] if self.obs_parts is None else [self.obs_parts.dim]
         if not shape or not all(isinstance(side, int) for side in shape):
             raise PolicyFileError(f"{file}: the observation size is not fixed ({shape!r})")
         self.obs_shape: tuple[int, ...] = tuple(shape)
@@ -58,7 +67,9 @@ class OnnxPolicy:
         """Opens ``path/policy.onnx`` (or the ``.onnx`` file ``path``)."""
         return cls(path)
 
-    def _run(self, obs: npt.ArrayLike, output: str) -> tuple[npt.NDArray[Any], bool]:
+    def _run(self, obs: Obs, output: str) -> tuple[npt.NDArray[Any], bool]:
+        if isinstance(obs, Mapping):
+            obs = flat_obs(self.obs_parts, obs)
         x = np.asarray(obs) if self.pixels else np.asarray(obs, dtype=np.float32)
         if self.pixels and x.dtype != np.uint8:  # a cast would silently wrap or truncate other values
             raise ValueError(f"this policy takes uint8 frames, got {x.dtype}")
@@ -70,17 +81,38 @@ class OnnxPolicy:
             raise ValueError(
                 f"observations must be {self.obs_shape} or (n, {shape}), got shape {np.shape(obs)}"
             )
-        out: npt.NDArray[Any] = self.session.run([output], {"obs": x})[0]
+        parts, feed = self.obs_parts, {"obs": x}
+        if parts is not None:  # a dict policy: each part from its slice of the flat vector
+            feed = {key: np.ascontiguousarray(parts.part(x, key)) for key in parts.keys}
+        out: npt.NDArray[Any] = self.session.run([output], feed)[0]
         return out, single
 
-    def values(self, obs: npt.ArrayLike) -> npt.NDArray[np.float32]:
-        """The per-action values ``(n, n_actions)`` of a discrete policy."""
+    def values(self, obs: Obs) -> npt.NDArray[np.float32]:
+        """The per-action values ``(n, n_actions)`` of a discrete policy, raw: an action mask not applied."""
         if not self.discrete:
             raise TypeError("a continuous policy has no per-action values; use act()")
         values, _ = self._run(obs, "values")
         return values.astype(np.float32, copy=False)
 
-    def act(self, obs: npt.ArrayLike) -> npt.NDArray[Any]:
-        """The greedy action of one observation or of each in a batch."""
+    def act(self, obs: Obs) -> npt.NDArray[Any]:
+        """The greedy action of one observation or of each in a batch; with an action mask (in the graph),
+        the best legal one.
+
+        Raises:
+            ValueError: an observation's mask allows no action (the graph's action -1).
+        """
         act, single = self._run(obs, "action")
+        if self.discrete:
+            refuse_no_legal(act >= 0)
         return act[0] if single else act
+
+
+def _parts(inputs: Sequence[Any], file: Path) -> ObsParts:
+    """A dict policy's parts from its graph's inputs: each float32 ``(batch, *shape)``, in order."""
+    for i in inputs:
+        if i.type != "tensor(float)" or not all(isinstance(side, int) for side in i.shape[1:]):
+            raise PolicyFileError(f"{file}: input {i.name!r} must be float32 (batch, *shape) of fixed shape")
+    try:
+        return ObsParts.of({i.name: i.shape[1:] for i in inputs})
+    except ValueError as exc:
+        raise PolicyFileError(f"{file}: {exc}") from exc

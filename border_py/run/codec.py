@@ -33,49 +33,7 @@ import yaml
 
 from border_py.config import ConfigError, did_you_mean, from_dict, parse_yaml, to_dict
 from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment
-
-TAGS: dict[str, dict[str, str]] = {
-    "env": {
-        "gym": "border_py.envs:GymEnvConfig",
-        "gym_vec": "border_py.envs:GymVecEnvConfig",
-        "atari": "border_py.envs:AtariEnvConfig",
-        "atari_vec": "border_py.envs:AtariVecEnvConfig",
-    },
-    "step_processor": {
-        "nstep": "border_py.step_processor:NStepStepProcessorConfig",
-        "simple": "border_py.step_processor:SimpleStepProcessorConfig",
-        "frame_stack": "border_py.step_processor:FrameStackStepProcessorConfig",
-    },
-    "replay_buffer": {
-        "simple": "border_py.replay_buffer:SimpleReplayBufferConfig",
-        "rollout": "border_py.replay_buffer:RolloutBufferConfig",
-        "frames": "border_py.replay_buffer:FrameReplayBufferConfig",
-        "prefilled": "border_py.datasets:PrefilledReplayBufferConfig",
-    },
-    "agent": {
-        **{
-            name: f"border_py.agents:{name.capitalize()}Config"
-            for name in ("dqn", "iqn", "sac", "td3", "ppo", "bc", "iql", "awac", "cql")
-        },
-        "td3bc": "border_py.agents:Td3BcConfig",
-        "a2c": "border_py.agents:A2cConfig",
-        "qrdqn": "border_py.agents:QrDqnConfig",
-        "tqc": "border_py.agents:TqcConfig",
-        "crossq": "border_py.agents:CrossQConfig",
-    },
-    "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
-}
-"""Each component's tags and the config class each names (``module:Class``)."""
-
-DEFAULT_TAGS = {"env": "gym", "step_processor": "nstep", "replay_buffer": "simple", "dataset": "minari"}
-"""The tag of a component whose ``type`` is omitted."""
-
-PLAIN = {
-    "trainer": "border_py.trainer.config:TrainerConfig",
-    "evaluator": "border_py.evaluator:DefaultEvaluatorConfig",
-    "distributed": "border_py.distributed.config:AsyncConfig",
-}
-"""Fields that take one config class, with no tag."""
+from border_py.run.tags import DEFAULT_TAGS, PLAIN, TAGS
 
 
 def _import(path: str) -> Any:
@@ -310,7 +268,8 @@ def apply_overrides(
 
     A key must name a field the data already has (``agent.lr``, ``trainer.max_env_steps``), or a field
     of a component's config (``agent.double_dqn``, set to its default when omitted): a typo is an error
-    naming it, never a new key silently ignored.
+    naming it, never a new key silently ignored. A component's ``type`` set to another tag keeps the fields
+    its new config takes and drops the others; a field of free-form keys (``env.kwargs``) takes any key.
 
     Raises:
         ConfigError: an override without ``=``, an unknown key, or a value that is not valid YAML.
@@ -326,6 +285,8 @@ def apply_overrides(
         parts = key.split(".")
         node: Any = result
         for i, part in enumerate(parts[:-1]):
+            if i == 1 and part not in node and _free_form(result, parts[:2]):
+                node[part] = {}  # left at its default: filled key by key
             if not isinstance(node.get(part), dict):
                 here = ".".join(parts[: i + 1])
                 elsewhere = [p for p in _section_paths(result) if p.endswith(f".{part}") and p != here]
@@ -337,8 +298,11 @@ def apply_overrides(
                 raise ConfigError(f"{source} {override!r}: {here} is not a section{hint}")
             node = node[part]
         last = parts[-1]
+        if len(parts) == 2 and last == "type" and parts[0] in TAGS:
+            _retype(node, parts[0], parse_value(text))
+            continue
         fields = _fields_of(result, parts[:-1])
-        if last not in node and last not in fields:
+        if last not in node and last not in fields and not _free_form(result, parts[:-1]):
             known = sorted(set(node) | fields)
             raise ConfigError(
                 f"{source} {override!r}: unknown key {key!r}"
@@ -346,6 +310,29 @@ def apply_overrides(
             )
         node[last] = parse_value(text)
     return result
+
+
+def _free_form(data: Mapping[str, Any], section: list[str]) -> bool:
+    """Whether ``section`` is a component's field of free-form keys, an empty dict by default (``env.kwargs``:
+    the env's own keyword arguments, which the env checks)."""
+    if len(section) != 2 or not isinstance(data.get(section[0]), Mapping):
+        return False
+    name, tag = section[0], data[section[0]].get("type", DEFAULT_TAGS.get(section[0]))
+    if name not in TAGS or not isinstance(tag, str) or tag not in TAGS[name]:
+        return False
+    field = attrs.fields_dict(_import(TAGS[name][tag])).get(section[1])
+    return field is not None and getattr(field.default, "factory", None) is dict
+
+
+def _retype(node: dict[str, Any], component: str, tag: Any) -> None:
+    """Sets a component's ``type``; for another known config class, the fields it does not take are
+    dropped (``step_processor.type=her`` leaves ``n_steps`` behind and keeps ``gamma``)."""
+    old = node.get("type", DEFAULT_TAGS.get(component))
+    node["type"] = tag
+    if tag != old and isinstance(tag, str) and tag in TAGS[component]:
+        fields = {a.name for a in attrs.fields(_import(TAGS[component][tag]))}
+        for key in [key for key in node if key != "type" and key not in fields]:
+            del node[key]
 
 
 def _section_paths(data: Mapping[str, Any], prefix: str = "") -> list[str]:

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 import attrs
 
+from border_py.base.goal_env import EnvReader
 from border_py.base.sync_model import SyncModel
 from border_py.checkpoint import CheckpointError
 from border_py.config import ConfigError
@@ -157,6 +158,10 @@ def _prepare_online(
     seed = experiment.trainer.seed
     with _refused(source, "replay_buffer"):
         check_buffer_fits_memory(experiment.replay_buffer, eval_env.spaces)
+    with _refused(source, "step_processor"):  # one that reads the env (goal relabelling) may refuse it
+        processor = experiment.step_processor.build()
+        if isinstance(processor, EnvReader):
+            processor.read_env(eval_env)
     with _refused(source, "evaluator"):
         check_episodes_fit_memory(experiment.evaluator.n_episodes, "n_episodes")
     with _refused(source, "agent"):

@@ -93,6 +93,7 @@ def export_policy(
     saved = saved_model_path(model_dir, checkpoint)
     with closing(build_eval_env(experiment)) as env:
         agent = load_agent(experiment, saved, env)
+        obs_parts = env.spaces.obs_parts  # a dict observation's layout: the exports take the dict again
     try:
         import onnxruntime  # noqa: F401
         import onnxscript  # noqa: F401
@@ -101,11 +102,11 @@ def export_policy(
     else:
         onnx = True
     with _staged(out) as stage:
-        export_numpy(agent, stage)
+        export_numpy(agent, stage, obs_parts=obs_parts)
         if onnx:
             from border_py.export import export_onnx
 
-            export_onnx(agent, stage)
+            export_onnx(agent, stage, obs_parts=obs_parts)
     print(f"wrote {out}: numpy policy (border_py.export.NumpyPolicy.load)")
     if not onnx:
         print("ONNX skipped: the export extra (onnx, onnxscript, onnxruntime) is not installed")

@@ -27,6 +27,7 @@ Examples:
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Protocol, SupportsFloat
@@ -84,16 +85,19 @@ class Policy:
         self.path = path
         self.experiment = experiment
 
-    def predict(self, obs: npt.ArrayLike, deterministic: bool = True) -> Action:
+    def predict(self, obs: npt.ArrayLike | Mapping[str, npt.ArrayLike], deterministic: bool = True) -> Action:
         """The action for one observation (shape ``spaces.obs_shape``), or the actions for a batch of them
-        (a leading batch dimension). ``deterministic``: the greedy action (the argmax, the mean action),
-        as evaluation takes; else one drawn as in training, from the agent's own generator (seeded by
-        the run's seed when loaded).
+        (a leading batch dimension). A dict observation (``spaces.obs_parts``) is a mapping of its parts
+        (a batch: each part with the leading dimension), as the Gymnasium env gives it, or its parts laid
+        flat. ``deterministic``: the greedy action (the argmax, the mean action), as evaluation takes;
+        else one drawn as in training, from the agent's own generator (seeded by the run's seed when
+        loaded).
 
         Raises:
-            ValueError: ``obs`` is neither one observation nor a batch of them (the shapes are named).
+            ValueError: ``obs`` is neither one observation nor a batch of them (the shapes are named), or
+                a dict observation lacks a key or has a misshapen part (named).
         """
-        x = np.asarray(obs)
+        x = self._flat(obs)
         shape = self.spaces.obs_shape
         if x.shape != shape and x.shape[1:] != shape:
             raise ValueError(
@@ -103,6 +107,22 @@ class Policy:
         if x.shape == shape:
             return np.asarray(self._agent.sample(x))
         return np.stack([np.asarray(a) for a in self._agent.sample_batch(list(x))])
+
+    def _flat(self, obs: npt.ArrayLike | Mapping[str, npt.ArrayLike]) -> npt.NDArray[Any]:
+        parts = self.spaces.obs_parts
+        if not isinstance(obs, Mapping):
+            return np.asarray(obs)
+        if parts is None:
+            raise ValueError(
+                f"predict: the policy takes array observations {self.spaces.obs_shape}, not a dict"
+            )
+        # A batch is told by the first part's extra leading dimension; flatten then checks every part.
+        first = parts.parts[0]
+        given = np.shape(obs[first.key]) if first.key in obs else first.shape
+        try:
+            return parts.flatten(obs, tuple(given[: len(given) - len(first.shape)])[:1])
+        except ValueError as exc:
+            raise ValueError(f"predict: {exc}") from None
 
     def run_env_episodes(self, episodes: int | None, deterministic: bool) -> Evaluation:
         """`evaluate_policy` without an env: the run's own evaluation env, as ``border-py eval`` plays it
@@ -166,7 +186,8 @@ def evaluate_policy(
         obs, _ = env.reset(seed=seed + i)
         total, length, done = 0.0, 0, False
         while not done:
-            obs, reward, terminated, truncated, _ = env.step(policy.predict(np.asarray(obs), deterministic))
+            action = policy.predict(obs if isinstance(obs, Mapping) else np.asarray(obs), deterministic)
+            obs, reward, terminated, truncated, _ = env.step(action)
             total, length, done = total + float(reward), length + 1, terminated or truncated
         returns.append(total)
         lengths.append(length)

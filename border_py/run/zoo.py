@@ -24,8 +24,9 @@ from typing import Any
 import attrs
 
 from border_py.config import ConfigError, parse_yaml
-from border_py.run.codec import DEFAULT_TAGS, experiment_from_dict
+from border_py.run.codec import experiment_from_dict
 from border_py.run.experiment import AnyExperiment
+from border_py.run.tags import DEFAULT_TAGS
 
 RESERVED = ("defaults", "search")
 """Keys of a zoo file that are not env ids."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Generic
 
 from border_py.base.env import Env, RewindableVecEnv, VecEnv
+from border_py.base.goal_env import EnvReader
 from border_py.base.policy import Policy, sample_all
 from border_py.base.replay_buffer import ExperienceBuffer
 from border_py.base.step import Step
@@ -51,8 +52,12 @@ class SyncSampler(Generic[O, A, I]):
         step_processor: turns each step into buffer items; with a vector env, a sequence of
             ``env.num_envs`` of them.
 
+    A step processor that reads the env it serves (`border_py.base.EnvReader`: goal relabelling) is
+    handed ``env`` here, once.
+
     Raises:
-        ValueError: a vector env without one step processor per sub-env, or an env with a sequence.
+        ValueError: a vector env without one step processor per sub-env, or an env with a sequence; a step
+            processor refused the env (`EnvReader.read_env`).
 
     Examples:
         >>> from border_py.testing import CountingEnv, ConstantPolicy, ListBuffer, RecordingStepProcessor
@@ -82,6 +87,9 @@ class SyncSampler(Generic[O, A, I]):
             raise ValueError("a single env takes one step processor, not a sequence")
         else:
             self._single = (env, step_processor)
+        for processor in step_processor if isinstance(step_processor, Sequence) else (step_processor,):
+            if isinstance(processor, EnvReader):  # goal relabelling: the env's compute_reward, or a refusal
+                processor.read_env(env)
         self.env = env
         self.num_envs = env.num_envs if isinstance(env, VecEnv) else 1
         """Env steps per call."""

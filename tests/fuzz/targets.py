@@ -169,13 +169,17 @@ def _check_meta(text: str, folder: Path, assets: Path) -> None:
 
 
 def _policy_inputs(assets: Path) -> st.SearchStrategy[str]:
-    """Mutations of a tiny DQN's exported ``policy.json``, exported into ``assets`` first."""
+    """Mutations of a tiny DQN's exported ``policy.json`` (of a dict observation with an action mask:
+    ``obs_parts`` and ``action.mask`` too), exported into ``assets`` first."""
     from border_py.agents import DqnConfig
     from border_py.base import Spaces
+    from border_py.base.obs_parts import ObsParts
     from border_py.export import export_numpy
 
     if not (assets / "weights.npz").is_file():
-        export_numpy(DqnConfig(hidden=(8,)).build(Spaces(obs_shape=(4,), n_actions=2), 0), assets)
+        parts = ObsParts.of({"action_mask": (2,), "goal": (2,)})
+        agent = DqnConfig(hidden=(8,)).build(Spaces(obs_shape=(4,), n_actions=2, obs_parts=parts), 0)
+        export_numpy(agent, assets, obs_parts=parts)
     spec = json.loads((assets / "policy.json").read_text())
     return mutated_tree(spec).map(json.dumps) | mutated_text(json.dumps(spec)) | st.text(max_size=200)
 
@@ -187,7 +191,7 @@ def _check_policy(text: str, folder: Path, assets: Path) -> None:
     (folder / "policy.json").write_text(text, errors="surrogatepass")
     (folder / "weights.npz").write_bytes((assets / "weights.npz").read_bytes())
     policy = NumpyPolicy.load(folder)
-    policy.act(np.zeros(policy.obs_shape, np.float32))
+    policy.act(np.ones(policy.obs_shape, np.float32))  # ones: every action legal under any mask
 
 
 # -- MLflow spill lines ---------------------------------------------------------------------------------

@@ -67,6 +67,8 @@ def test_every_zoo_entry_builds_trains_a_few_steps_and_evaluates(
     # Every agent kind loads into a typed policy that acts on one observation or a batch, and evaluates.
     policy = load_policy(tmp_path / "run", "4")
     obs = np.zeros(policy.spaces.obs_shape, np.uint8 if "ALE" in env_id else np.float32)
+    if policy.spaces.action_mask is not None:  # an observation must allow some action
+        obs[policy.spaces.action_mask] = 1
     # A batch rounds as a batched matmul does: box actions within float32 rounding of one at a time.
     np.testing.assert_allclose(
         policy.predict(np.stack([obs, obs]))[0], policy.predict(obs), rtol=1e-5, atol=1e-6

@@ -22,9 +22,10 @@ from border_py.agents import Bc, Dqn, DqnConfig, OnPolicyAgent
 from border_py.agents.greedy import MlpParts, f32
 from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy
+from border_py.export.action_mask import UNMASKED_VERSION
 from border_py.export.numpy_policy import FORMAT, VERSION
 from examples.numpy_loader import load_policy
-from tests.unit import test_export, test_export_cnn, test_export_mlp
+from tests.unit import test_export, test_export_cnn, test_export_dict, test_export_mask, test_export_mlp
 from tests.unit.test_export import _assert_close, _observations
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "export-format.md"
@@ -146,7 +147,7 @@ def test_the_reference_loader_refuses_what_it_cannot_read(tmp_path: Path) -> Non
 
 def _keys_and_names(data: Any, parent: str = "") -> Iterator[str]:
     """Every key of a ``policy.json``, every value that names a choice (kind, type, squash, activation),
-    and every array name with its layer number as ``{i}``."""
+    and every array name with its layer number as ``{i}`` (not a dict observation's keys: the env's)."""
     if isinstance(data, dict):
         for key, value in data.items():
             yield key
@@ -156,7 +157,7 @@ def _keys_and_names(data: Any, parent: str = "") -> Iterator[str]:
     elif isinstance(data, list):
         for item in data:
             yield from _keys_and_names(item, parent)
-    elif isinstance(data, str) and parent not in ("kind", "type", "squash", "activation", "format"):
+    elif isinstance(data, str) and parent not in ("kind", "type", "squash", "activation", "format", "key"):
         yield re.sub(r"\.\d+\.", ".{i}.", data)
 
 
@@ -170,13 +171,16 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "iqn_even": test_export.AGENTS["iqn_even"](),
         "raw_output": _RawOutputAgent(),  # none
         "dqn_cnn": test_export_cnn.AGENTS["dqn_cnn"](),  # conv, obs_shape of frames
+        "dqn_dict": test_export_dict._dqn(test_export_dict.PARTS),  # obs_parts
+        "dqn_masked": test_export_mask.Masked(test_export_mask._dqn()),  # action.mask, version 4
     }
     page = PAGE.read_text()
     found: dict[str, set[str]] = {}
     for name, agent in exports.items():
-        spec = json.loads((export_numpy(agent, tmp_path / name) / "policy.json").read_text())
+        parts = test_export_dict.PARTS if name == "dqn_dict" else None
+        spec = json.loads((export_numpy(agent, tmp_path / name, obs_parts=parts) / "policy.json").read_text())
         assert spec["format"] == FORMAT
-        assert spec["version"] == VERSION
+        assert spec["version"] == (VERSION if name == "dqn_masked" else UNMASKED_VERSION)
         for key in _keys_and_names(spec):
             found.setdefault(key, set()).add(name)
     walked = {
@@ -190,6 +194,8 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "conv",
         "stride",
         "divide_by",
+        "obs_parts",
+        "mask",
     }
     assert walked <= set(found)
     missing = {key: sorted(names) for key, names in found.items() if f"`{key}`" not in page}

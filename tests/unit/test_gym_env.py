@@ -96,7 +96,7 @@ def test_nan_observation_names_the_env_step() -> None:
 
 
 def test_non_box_observation_space_is_refused() -> None:
-    with pytest.raises(TypeError, match="Box observation"):
+    with pytest.raises(TypeError, match="only Box and Dict observation spaces are supported"):
         GymEnvConfig(name="FrozenLake-v1").build(seed=0)
 
 

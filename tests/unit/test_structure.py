@@ -156,7 +156,7 @@ def test_the_floors_have_no_cycle() -> None:
 
 
 RUN_LAYER = {"arguments", "cli", "codec", "commands", "experiment", "held_warnings", "outputs", "pairing",
-             "policy", "program", "recording", "rundir", "saved", "sizes", "tune", "zoo",
+             "policy", "program", "recording", "rundir", "saved", "sizes", "tags", "tune", "zoo",
              "zoo_datasets"}  # fmt: skip
 """What ``border_py.run`` holds: the CLI's verbs and what an experiment needs, nothing a maintainer's
 campaign alone uses (those live in ``campaigns/``)."""

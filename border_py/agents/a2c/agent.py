@@ -73,7 +73,7 @@ class A2c(OnPolicyAgent["A2cConfig"]):
         """
         c = self.config
         latent, out, value = self.parts.model.net(data["obs"])
-        log_prob, entropy = self._log_prob_entropy(latent, out, data["act"])
+        log_prob, entropy = self._log_prob_entropy(latent, out, data["act"], data.get("legal"))
         policy_loss = policy_gradient_loss(log_prob, self._normalized(data["advantage"]))
         v_loss = value_loss(value, data["old_value"], data["returns"], clip=None)
         loss = policy_loss - c.ent_coef * entropy.mean() + c.vf_coef * v_loss

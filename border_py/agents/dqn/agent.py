@@ -16,6 +16,7 @@ from border_py.agents.greedy import (
     MlpParts,
     conv_parts,
     linear_layers,
+    mask_span,
 )
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import NumpyMlp
@@ -54,9 +55,10 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
     """
 
     name = "DQN"
+    takes_masks = True
 
     def __init__(self, config: DqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete(self.name)
+        n_actions = spaces.need_discrete(self.name, masks=True)
         shape = observation_shape(spaces, config.encoder)
         with seeded(seed):
             encoder = None if config.encoder is None else config.encoder.build(shape)
@@ -81,6 +83,7 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
                 activation="relu",
                 head="argmax",
                 conv=conv,
+                action_mask=mask_span(self.action_mask),
             )
         names = ArrayNames()
         network = {
@@ -92,7 +95,13 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         action = {"type": "discrete", "n": self.n_actions}
         module = ArgmaxGreedy(net)
         return GreedyNetwork(
-            kind="dqn", network=network, weights=names.weights, action=action, module=module, conv=conv
+            kind="dqn",
+            network=network,
+            weights=names.weights,
+            action=action,
+            module=module,
+            conv=conv,
+            action_mask=mask_span(self.action_mask),
         )
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
@@ -104,7 +113,9 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         q_taken = net.net(b.obs).gather(1, b.act.reshape(-1, 1).long()).squeeze(1)
         with torch.no_grad():
             q_next_online = net.net(b.next_obs) if c.double_dqn else None
-            next_value = next_state_value(net.target(b.next_obs), q_next_online)
+            mask = self.action_mask
+            legal = None if mask is None else b.next_obs.reshape(len(b.next_obs), -1)[:, mask] > 0.5
+            next_value = next_state_value(net.target(b.next_obs), q_next_online, legal)
             target = td_target(b.reward, b.is_terminated, next_value, b.discount)
         loss = td_loss(q_taken, target, c.loss, b.weight)
         return loss, target - q_taken.detach(), q_taken.detach().mean()

@@ -25,11 +25,28 @@ def td_target(
     return reward + discount * (1.0 - is_terminated) * next_value
 
 
-def next_state_value(q_next_target: torch.Tensor, q_next_online: torch.Tensor | None = None) -> torch.Tensor:
+def next_state_value(
+    q_next_target: torch.Tensor, q_next_online: torch.Tensor | None = None, legal: torch.Tensor | None = None
+) -> torch.Tensor:
     """The value of the next state: ``max_a Q_target(s', a)``.
 
-    With ``q_next_online`` (double DQN): ``Q_target(s', argmax_a Q_online(s', a))``.
+    With ``q_next_online`` (double DQN): ``Q_target(s', argmax_a Q_online(s', a))``. With ``legal`` (the
+    next states' legal actions, bool ``(n, n_actions)``): over the legal actions only; a state with none
+    (an env that masks every action at a terminal state, whose value the target does not use) takes all.
+
+    Examples:
+        >>> q = torch.tensor([[1.0, 5.0, 2.0], [4.0, 3.0, 0.0]])
+        >>> next_state_value(q, legal=torch.tensor([[True, False, True], [False, False, False]]))
+        tensor([2., 4.])
+        >>> next_state_value(q, torch.tensor([[0.0, 1.0, 2.0], [0.0, 0.0, 9.0]]),
+        ...                  torch.tensor([[True, True, False], [True, True, False]]))
+        tensor([5., 4.])
     """
+    if legal is not None:
+        legal = legal | ~legal.any(dim=1, keepdim=True)
+        q_next_target = q_next_target.masked_fill(~legal, -torch.inf)
+        if q_next_online is not None:
+            q_next_online = q_next_online.masked_fill(~legal, -torch.inf)
     if q_next_online is None:
         return q_next_target.max(dim=1).values
     best = q_next_online.argmax(dim=1, keepdim=True)

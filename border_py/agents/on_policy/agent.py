@@ -14,10 +14,10 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers
+from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers, mask_span
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.on_policy.config import OnPolicyConfig
-from border_py.agents.on_policy.model import ActorCritic, SharedTrunk
+from border_py.agents.on_policy.model import ActorCritic, SharedTrunk, masked_logits
 from border_py.agents.on_policy.returns import explained_variance, gae
 from border_py.agents.parts import Trained, seeded
 from border_py.agents.toolkit import saved_count, torch_device
@@ -69,6 +69,10 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
 
     def __init__(self, config: C, spaces: Spaces, seed: int) -> None:
         self.discrete = spaces.discrete
+        self.action_mask = spaces.action_mask
+        """Where the legal-action flags lie in each observation (the env's ``action_mask``), or ``None``:
+        acting, the log-probabilities and the entropy then cover the legal actions only (as sb3-contrib's
+        ``MaskablePPO``)."""
         # The box the env clips actions to: the exported greedy policy clips to it too.
         self.action_bounds = None if spaces.discrete else spaces.action_bounds
         if self.discrete and config.gsde:
@@ -77,6 +81,8 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         self.obs_dim = obs_dim = spaces.obs_dim
         # What the network takes one observation as: the env's frame stack for an encoder, else flat.
         self.obs_shape = spaces.obs_shape if config.encoder is not None else (obs_dim,)
+        if spaces.discrete:
+            spaces.need_discrete(type(self).__name__, masks=True)
         self.act_dim = spaces.n_actions if spaces.n_actions is not None else spaces.action_dim
         self.device = torch_device(config.device)
         c = config
@@ -132,12 +138,27 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         variance = latent.detach() ** 2 @ log_std.exp() ** 2
         return torch.sqrt(variance + 1e-6)
 
+    def _legal(self, obs: torch.Tensor, n: int) -> torch.Tensor | None:
+        """The legal actions ``(n, n_actions)`` of ``n`` raw observations (before normalisation), or
+        ``None`` without an action mask.
+
+        Raises:
+            ValueError: an observation allows no action.
+        """
+        if self.action_mask is None:
+            return None
+        legal = obs.reshape(n, -1)[:, self.action_mask] > 0.5
+        if not bool(legal.any(dim=1).all()):
+            raise ValueError(f"{type(self).__name__}: an observation's action_mask allows no action")
+        return legal
+
     def _log_prob_entropy(
-        self, latent: torch.Tensor, out: torch.Tensor, act: torch.Tensor
+        self, latent: torch.Tensor, out: torch.Tensor, act: torch.Tensor, legal: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The log-probability of ``act`` and the entropy of the policy, ``(batch,)`` each."""
+        """The log-probability of ``act`` and the entropy of the policy, ``(batch,)`` each; over the
+        ``legal`` actions only where given."""
         if self.discrete:
-            log_p = torch.log_softmax(out, dim=-1)
+            log_p = torch.log_softmax(masked_logits(out, legal), dim=-1)
             entropy = -(log_p.exp() * log_p).sum(-1)
             return log_p.gather(1, act.long().reshape(-1, 1)).squeeze(1), entropy
         std = self._std(latent)
@@ -149,12 +170,19 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         """Actions drawn from the policy in train mode, its argmax or mean in eval mode (int64 ``(n,)``,
         or float32 ``(n, action_dim)``, not clipped)."""
         with torch.inference_mode():
-            x = self._network_obs(torch.as_tensor(obs, device=self.device), n)
+            raw = torch.as_tensor(obs, device=self.device)
+            x = self._network_obs(raw, n)
             latent, out = self.parts.model.net.policy(x)
             if self.discrete:
+                legal = self._legal(raw, n)
+                out = masked_logits(out, legal)
                 if self._train:  # inverse CDF: one uniform draw per row, cheaper than torch.multinomial
                     u = torch.rand(n, 1, generator=self.generator, device=self.device)
-                    act = (out.softmax(-1).cumsum(-1) < u).sum(-1).clamp(max=self.act_dim - 1)
+                    cdf = out.softmax(-1).cumsum(-1)
+                    # Masked: the first action whose cumulative probability reaches u times the row's
+                    # total, so rounding can never land past the last legal action on a forbidden one.
+                    threshold = u if legal is None else u * cdf[:, -1:]
+                    act = (cdf < threshold).sum(-1).clamp(max=self.act_dim - 1)
                 else:
                     act = out.argmax(dim=-1)
             else:
@@ -215,11 +243,12 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         flat = n_steps * num_envs
         obs = self._network_obs(rollout.obs, flat)
         act = rollout.act.reshape(flat) if self.discrete else rollout.act.reshape(flat, -1)
+        legal = self._legal(rollout.obs, flat) if self.discrete else None
         reward = self._scaled_rewards(rollout)
         with torch.no_grad():
             latent, out, value = self.parts.model.net(obs)
             next_value = self._next_values(rollout, value.reshape(n_steps, num_envs))
-            old_log_prob, _ = self._log_prob_entropy(latent, out, act)
+            old_log_prob, _ = self._log_prob_entropy(latent, out, act, legal)
             advantage, returns = gae(
                 reward,
                 value.reshape(n_steps, num_envs),
@@ -232,6 +261,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         return {
             "obs": obs,
             "act": act,
+            **({} if legal is None else {"legal": legal}),
             "old_log_prob": old_log_prob,
             "old_value": value,
             "advantage": advantage.reshape(flat),
@@ -294,7 +324,8 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: observation normalisation (clipped), the policy network (with
         an encoder: its convolutions, then the shared layers), then the argmax of its logits, or its mean
-        action clipped to the box (what the env does to it)."""
+        action clipped to the box (what the env does to it); never a forbidden action where the env masks
+        them."""
         body, head = self.parts.model.net.body, self.parts.model.net.action_net
         low, high = (None, None) if self.action_bounds is None else self.action_bounds
         if isinstance(body, SharedTrunk):
@@ -316,6 +347,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             low=low,
             high=high,
             conv=conv,
+            action_mask=mask_span(self.action_mask),
         )
 
     def _state(self) -> dict[str, Any]:

@@ -157,3 +157,20 @@ class ActorCritic(nn.Module):
         _, latent_vf = self.body(obs)
         out: torch.Tensor = self.value_net(latent_vf).squeeze(-1)
         return out
+
+
+MASKED_LOGIT = -1.0e8
+"""A forbidden action's logit: its probability is 0 in float32, and unlike ``-inf`` it keeps the entropy's
+``p * log p`` at 0 rather than NaN (sb3-contrib's ``MaskableCategorical`` uses the same value)."""
+
+
+def masked_logits(logits: torch.Tensor, legal: torch.Tensor | None) -> torch.Tensor:
+    """``logits`` with the actions ``legal`` does not flag (bool, the same shape) set to `MASKED_LOGIT`;
+    ``logits`` itself without a mask.
+
+    Examples:
+        >>> legal = torch.tensor([[True, True, False]])
+        >>> torch.softmax(masked_logits(torch.tensor([[1.0, 2.0, 3.0]]), legal), -1)
+        tensor([[0.2689, 0.7311, 0.0000]])
+    """
+    return logits if legal is None else logits.masked_fill(~legal, MASKED_LOGIT)

@@ -69,7 +69,7 @@ class Ppo(OnPolicyAgent["PpoConfig"]):
         c = self.config
         batch = data if idx is None else {k: v[idx] for k, v in data.items()}
         latent, out, value = self.parts.model.net(batch["obs"])
-        log_prob, entropy = self._log_prob_entropy(latent, out, batch["act"])
+        log_prob, entropy = self._log_prob_entropy(latent, out, batch["act"], batch.get("legal"))
         advantage = self._normalized(batch["advantage"])
         old_log_prob = batch["old_log_prob"]
         policy_loss, ratio = clipped_surrogate(log_prob, old_log_prob, advantage, clip)
