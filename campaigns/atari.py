@@ -8,6 +8,11 @@ each the zoo entry a user gets from ``border-py train ALGO --env ENV --seed N`` 
 Each run lives in ``<out>/<algo>/<game>/seed<N>`` (``runs/atari/ppo/pong/seed0``) as its own ``border-py``
 process (one torch thread), logging to ``seed<N>.log`` beside it. ``run`` is safe to stop and start again:
 a finished run is skipped and a stopped one resumed from its newest checkpoint (`campaigns.mujoco.run`).
+
+Run it from a worktree of a commit when you go on working in the checkout (``git worktree add ../camp HEAD``,
+then from there ``PYTHONPATH=. python -m campaigns.atari run --out <checkout>/runs/atari``): border_py
+imports modules when first used, so a module edited under a run that lasts hours is loaded new beside the
+old ones it was started with (a DQN run died that way at its first evaluation, on 2026-11-27).
 """
 
 from __future__ import annotations
