@@ -8,7 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from border_py.run import AnyExperiment, TrainOptions, evaluate, train, zoo
+import gymnasium as gym
+
+from border_py.envs.gymnasium import make_gym
+from border_py.run import AnyExperiment, Policy, TrainOptions, evaluate, train, zoo
 from border_py.trainer.result import TrainResult
 
 QUIET = TrainOptions(progress=False, quiet=True)
@@ -43,3 +46,19 @@ def median_of_three_seeds(
     bests = [r.best_score for r in results]
     assert statistics.median(bests) >= threshold, bests
     return results
+
+
+def success_rate(policy: Policy, env_id: str, episodes: int = 50, **kwargs: Any) -> float:
+    """The share of ``episodes`` greedy episodes of a goal env (reset seeds 10,000 + i) whose last step
+    reports ``info["is_success"]``; ``kwargs`` make the env, as the zoo entry's ``env.kwargs`` do."""
+    env: Any = make_gym(env_id, kwargs, gym.make)
+    successes = 0
+    for i in range(episodes):
+        obs, _ = env.reset(seed=10_000 + i)
+        done, info = False, {}
+        while not done:
+            obs, _, terminated, truncated, info = env.step(policy.predict(obs))
+            done = terminated or truncated
+        successes += bool(info["is_success"])
+    env.close()
+    return successes / episodes

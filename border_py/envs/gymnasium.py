@@ -16,6 +16,7 @@ from border_py.base.obs_parts import ObsParts
 from border_py.base.spaces import Spaces
 from border_py.base.step import Step
 from border_py.config import episode_limit
+from border_py.envs import robotics
 from border_py.envs.action_masks import MaskSource, mask_wrapper
 from border_py.envs.checks import (
     checked_box_actions,
@@ -44,11 +45,14 @@ def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **opti
     config field at fault.
 
     Raises:
-        ValueError: ``name`` is not a registered env (``name``), or the env refuses ``kwargs``.
+        ValueError: ``name`` is not a registered env (``name``; one of gymnasium-robotics' when that is not
+            installed), or the env refuses ``kwargs``.
     """
     if name.startswith("border_py/"):  # border_py's own envs register when their module is imported
         import border_py.envs.goal_envs
         import border_py.envs.masked_envs  # noqa: F401
+    elif robotics.is_robotics_id(name):  # gymnasium-robotics' ids register when it is imported
+        robotics.import_robotics(name)
     try:
         return make(name, **options, **kwargs)
     except gym.error.Error as exc:

@@ -5,9 +5,7 @@ checkpoint of an uninterrupted one."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import gymnasium as gym
 import torch
 
 from border_py import (
@@ -21,31 +19,16 @@ from border_py import (
 )
 from border_py.agents import Sac, SacConfig
 from border_py.recorders import BufferedRecorder
-from border_py.run import Policy, load_policy
+from border_py.run import load_policy
 from border_py.seeding import seed_everything
 from border_py.trainer.state import read_trainer_state
 from tests.checkpoint_diff import checkpoint_differences
-from tests.zoo_runs import train_quietly, zoo_experiment
+from tests.zoo_runs import success_rate, train_quietly, zoo_experiment
 
 ENV = "border_py/PointGoal-v0"
 THRESHOLD = -20.0
 """A greedy return of the sparse reward: going straight to the goal scores about -9 (one -1 per step before
 reaching it), never reaching it -50."""
-
-
-def success_rate(policy: Policy, episodes: int = 50) -> float:
-    """The share of episodes (reset seeds 10,000 + i) that end within reach of the goal."""
-    env: Any = gym.make(ENV, reward_type="sparse")
-    successes = 0
-    for i in range(episodes):
-        obs, _ = env.reset(seed=10_000 + i)
-        done, info = False, {}
-        while not done:
-            obs, _, terminated, truncated, info = env.step(policy.predict(obs))
-            done = terminated or truncated
-        successes += bool(info["is_success"])
-    env.close()
-    return successes / episodes
 
 
 def test_her_reaches_the_goals_that_sac_without_it_does_not(tmp_path: Path) -> None:
@@ -54,8 +37,8 @@ def test_her_reaches_the_goals_that_sac_without_it_does_not(tmp_path: Path) -> N
     for variant in ("her", "sparse"):
         results[variant] = train_quietly(zoo_experiment("sac", ENV, tmp_path / variant, variant=variant))
     assert results["her"].best_score >= THRESHOLD > results["sparse"].best_score
-    assert success_rate(load_policy(tmp_path / "her")) >= 0.9
-    assert success_rate(load_policy(tmp_path / "sparse")) <= 0.2
+    assert success_rate(load_policy(tmp_path / "her"), ENV, reward_type="sparse") >= 0.9
+    assert success_rate(load_policy(tmp_path / "sparse"), ENV, reward_type="sparse") <= 0.2
 
 
 def _train(max_opts: int, model_dir: Path, resume_from: Path | None = None) -> TrainResult:

@@ -28,6 +28,8 @@ OPTIONAL = (
     "onnxscript",
     "tensorboard",
     "optuna",
+    "gymnasium_robotics",
+    "mujoco",
 )
 
 

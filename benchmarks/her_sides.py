@@ -1,0 +1,166 @@
+"""What the goal-relabelling benchmarks share (``benchmarks.her_point_goal``, ``benchmarks.her_fetch``):
+border_py's zoo entry and Stable-Baselines3's SAC + ``HerReplayBuffer`` trained at the same settings and
+budget, seed by seed, each final model playing the same deterministic episodes (reset seeds
+``eval_seed + i``): the success rate (``info["is_success"]`` at the episode's last step), the mean return,
+and the training wall-clock (ours includes the zoo entry's evaluations and saves; SB3's is ``learn``).
+
+The SB3 side runs in the peers' virtualenv (``benchmarks/peers_venv.sh``): `Task.register` makes the env
+id known there as border_py's env path would. Each run writes ``<out>/<side>/seed<N>.json``; ``table``
+reads them back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+Predict = Callable[[dict[str, Any]], Any]
+"""A greedy policy on the env's dict observation."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One goal-conditioned benchmark: the env, the budget, the zoo entry and SB3's same settings."""
+
+    env: str
+    """The Gymnasium id (the zoo entry's key)."""
+    register: Callable[[], None]
+    """Makes ``env`` known to Gymnasium in a process (either virtualenv)."""
+    steps: int
+    """In env steps: each side's budget."""
+    sb3_settings: dict[str, Any]
+    """SB3 SAC's keyword arguments: the zoo entry's settings in SB3's names."""
+    variants: tuple[str, ...]
+    """The zoo variants ``ours`` may train (``""``: the entry itself)."""
+    out: Path
+    """Where the runs' JSON files go by default."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments of ``gymnasium.make``, both sides and the evaluation."""
+    episodes: int = 100
+    """The evaluation episodes each final model plays."""
+    eval_seed: int = 10_000
+    """Episode ``i`` is reset with seed ``eval_seed + i``."""
+
+
+def play(task: Task, predict: Predict) -> dict[str, float]:
+    """The success rate and mean return of ``predict`` over the task's evaluation episodes."""
+    task.register()
+    env: Any = gym.make(task.env, **task.env_kwargs)
+    successes, returns = 0, []
+    for i in range(task.episodes):
+        obs, _ = env.reset(seed=task.eval_seed + i)
+        total, done, info = 0.0, False, {}
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(predict(obs))
+            total, done = total + float(reward), terminated or truncated
+        successes += bool(info["is_success"])
+        returns.append(total)
+    env.close()
+    return {"success_rate": successes / task.episodes, "mean_return": float(np.mean(returns))}
+
+
+def ours(task: Task, variant: str, seed: int) -> dict[str, Any]:
+    """Trains the zoo's entry (``variant``, ``""`` for the entry itself) with ``seed``; plays its final
+    and best models."""
+    from border_py.run import TrainOptions, load_policy, train, zoo
+
+    with tempfile.TemporaryDirectory() as model_dir:
+        experiment = zoo.experiment(
+            "sac",
+            task.env,
+            model_dir,
+            variant=variant or None,
+            trainer={"seed": seed, "max_env_steps": task.steps},
+        )
+        start = time.perf_counter()
+        result = train(experiment, TrainOptions(progress=False, quiet=True))
+        seconds = time.perf_counter() - start
+        final = load_policy(model_dir, str(result.opt_steps))
+        best = load_policy(model_dir)
+        row = {"final": play(task, final.predict), "best": play(task, best.predict), "seconds": seconds}
+    return {**row, "opt_steps": result.opt_steps, "env_steps": result.env_steps}
+
+
+def sb3(task: Task, seed: int, normalize: bool = False) -> dict[str, Any]:
+    """Trains SB3's SAC + HerReplayBuffer with ``seed``; plays its final model. ``normalize``: observations
+    and rewards through ``VecNormalize`` (RL Zoo's ``normalize: true``), frozen for the evaluation."""
+    import torch
+    from stable_baselines3 import SAC, HerReplayBuffer
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    torch.set_num_threads(1)
+    task.register()
+    env: Any = gym.make(task.env, **task.env_kwargs)
+    if normalize:
+        env = VecNormalize(DummyVecEnv([lambda: env]), gamma=task.sb3_settings["gamma"])
+    model = SAC(
+        "MultiInputPolicy", env, replay_buffer_class=HerReplayBuffer, seed=seed, device="cpu",
+        **task.sb3_settings,
+    )  # fmt: skip
+    start = time.perf_counter()
+    model.learn(task.steps)
+    seconds = time.perf_counter() - start
+    if normalize:
+        env.training = False
+    scale = env.normalize_obs if normalize else lambda obs: obs
+    final = play(task, lambda obs: model.predict(scale(obs), deterministic=True)[0])
+    return {"final": final, "seconds": seconds, "env_steps": task.steps}
+
+
+def table(out: Path) -> str:
+    """One markdown row per side: success rate and return of the final models (mean over seeds, and each
+    seed's), and the mean wall-clock."""
+    lines = [
+        "| side | seeds | success rate (final) | mean return (final) | wall-clock s |",
+        "|---|---|---|---|---|",
+    ]
+    for side in sorted(p.name for p in out.iterdir() if p.is_dir()):
+        rows = [json.loads(f.read_text()) for f in sorted((out / side).glob("seed*.json"))]
+        if not rows:
+            continue
+        rates = [r["final"]["success_rate"] for r in rows]
+        returns = [r["final"]["mean_return"] for r in rows]
+        seconds = statistics.mean(r["seconds"] for r in rows)
+        each = ", ".join(f"{x:.2f}" for x in rates)
+        rate, mean_return = statistics.mean(rates), statistics.mean(returns)
+        lines.append(f"| {side} | {len(rows)} | {rate:.2f} ({each}) | {mean_return:.1f} | {seconds:.0f} |")
+    return "\n".join(lines)
+
+
+def main(task: Task, doc: str | None, argv: list[str] | None = None) -> int:
+    """The benchmark's command line: ``ours [--variant V]``, ``sb3 [--normalize]`` or ``table``, over
+    ``--seeds``, into ``--out``; ``--steps`` gives both sides another budget (ours: the zoo entry's
+    ``trainer.max_env_steps``)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("side", choices=["ours", "sb3", "table"])
+    parser.add_argument("--variant", choices=task.variants, default=task.variants[0])
+    parser.add_argument("--normalize", action="store_true", help="SB3 with VecNormalize (RL Zoo's)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--steps", type=int, default=task.steps, help="both sides' budget in env steps")
+    parser.add_argument("--out", type=Path, default=task.out)
+    args = parser.parse_args(argv)
+    task = replace(task, steps=args.steps)
+    if args.side == "table":
+        print(table(args.out))
+        return 0
+    if args.side == "ours":
+        name = args.variant or "ours"
+    else:
+        name = "sb3_her_normalized" if args.normalize else "sb3_her"
+    for seed in args.seeds:
+        row = ours(task, args.variant, seed) if args.side == "ours" else sb3(task, seed, args.normalize)
+        path = args.out / name / f"seed{seed}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(row, indent=1))
+        print(name, seed, json.dumps(row), flush=True)
+    return 0
