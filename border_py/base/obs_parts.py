@@ -135,6 +135,17 @@ class ObsParts:
         out = np.concatenate(flat, axis=-1)
         return out if out.dtype == np.float32 else out.astype(np.float32)
 
+    def flatten_one_or_batch(self, obs: Any) -> F32:
+        """The dict ``obs`` as ``(dim,)`` for one observation or ``(n, dim)`` for a batch (each part with one
+        leading dimension): the first part's rank tells which, and `flatten` then holds every part to it.
+
+        Raises:
+            ValueError: as `flatten`.
+        """
+        first = self.parts[0]
+        shape = np.shape(obs.get(first.key, ())) if isinstance(obs, Mapping) else ()
+        return self.flatten(obs, shape[:1] if len(shape) == len(first.shape) + 1 else ())
+
     def _refuse_keys(self, obs: Mapping[Any, Any]) -> None:
         have, declared = ", ".join(map(repr, obs)), ", ".join(map(repr, self.keys))
         missing = [k for k in self.keys if k not in obs]

@@ -71,8 +71,4 @@ def flat_obs(parts: ObsParts | None, obs: Mapping[str, Any]) -> npt.NDArray[np.f
     """
     if parts is None:
         raise ValueError("this policy was exported without obs_parts: it takes an array, not a mapping")
-    first = parts.parts[0]
-    # One observation or a batch: the first part's rank says, and flatten then holds every part to it.
-    shape = np.shape(obs.get(first.key, ()))
-    lead = shape[:1] if len(shape) == len(first.shape) + 1 else ()
-    return parts.flatten(obs, lead)
+    return parts.flatten_one_or_batch(obs)

@@ -116,11 +116,8 @@ class Policy:
             raise ValueError(
                 f"predict: the policy takes array observations {self.spaces.obs_shape}, not a dict"
             )
-        # A batch is told by the first part's extra leading dimension; flatten then checks every part.
-        first = parts.parts[0]
-        given = np.shape(obs[first.key]) if first.key in obs else first.shape
         try:
-            return parts.flatten(obs, tuple(given[: len(given) - len(first.shape)])[:1])
+            return parts.flatten_one_or_batch(obs)
         except ValueError as exc:
             raise ValueError(f"predict: {exc}") from None
 

@@ -33,6 +33,9 @@ def test_parts_are_laid_side_by_side_in_order_and_read_back_as_views() -> None:
     assert batch.shape == (3, 9)
     assert (batch == flat).all()
     assert PARTS.part(batch, "t").shape == (3,)
+    assert (PARTS.flatten_one_or_batch(obs) == flat).all()
+    stacked = {k: np.stack([np.asarray(v)] * 3) for k, v in obs.items()}
+    assert PARTS.flatten_one_or_batch(stacked).shape == (3, 9)
 
 
 @pytest.mark.parametrize(
