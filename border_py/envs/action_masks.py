@@ -15,7 +15,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import gymnasium as gym
 import numpy as np
@@ -27,30 +27,41 @@ MaskSource = Literal["observation", "info", "method"]
 ``action_masks()`` method."""
 
 
+class MaskRefusedError(TypeError):
+    """An env `MaskInObservation` cannot take (the message names the env and ``env.action_mask``), raised
+    while the env is made: `border_py.envs.gymnasium.make_gym` passes it on as it is, not as a refusal of
+    the env's kwargs."""
+
+
 class MaskInObservation(gym.Wrapper[Any, Any, Any, Any]):
     """Adds the env's mask (``source``: ``info`` or ``method``) to each observation as the part
     ``action_mask``, one int8 flag per discrete action.
 
     Raises:
-        TypeError: the actions are not discrete, or the observation has an ``action_mask`` part already.
+        MaskRefusedError: (a TypeError) the actions are not discrete, or the observation has an
+            ``action_mask`` part already.
         ValueError: (at a reset or step) the info has no ``action_mask``, or the env no ``action_masks()``.
     """
 
     def __init__(self, env: gym.Env[Any, Any], source: Literal["info", "method"]) -> None:
         super().__init__(env)
+        self.name = env.spec.id if env.spec is not None else type(env.unwrapped).__name__
         space = env.observation_space
         if not isinstance(env.action_space, gym.spaces.Discrete):
-            raise TypeError(f"action masks are for discrete actions, the env's are {env.action_space}")
+            self._refuse(f"action masks are for discrete actions, the env's are {env.action_space}")
         parts = dict(space.spaces) if isinstance(space, gym.spaces.Dict) else {"observation": space}
         if ACTION_MASK in parts:
-            raise TypeError(f"the observation has an {ACTION_MASK!r} part already: take the mask from it")
+            self._refuse(f"the observation has an {ACTION_MASK!r} part already: take the mask from it")
         self.source = source
         self.observation_space = gym.spaces.Dict(
             {**parts, ACTION_MASK: gym.spaces.MultiBinary(int(env.action_space.n))}
         )
 
+    def _refuse(self, why: str) -> NoReturn:
+        raise MaskRefusedError(f"{self.name}: env.action_mask: {why}")
+
     def _with_mask(self, obs: Any, info: dict[str, Any]) -> dict[str, Any]:
-        name = self.env.spec.id if self.env.spec is not None else type(self.env.unwrapped).__name__
+        name = self.name
         if self.source == "info":
             if ACTION_MASK not in info:
                 raise ValueError(f"{name}: its info has no {ACTION_MASK!r} (env.action_mask: info reads it)")

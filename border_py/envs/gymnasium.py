@@ -17,7 +17,7 @@ from border_py.base.spaces import Spaces
 from border_py.base.step import Step
 from border_py.config import episode_limit
 from border_py.envs import robotics
-from border_py.envs.action_masks import MaskSource, mask_wrapper
+from border_py.envs.action_masks import MaskRefusedError, MaskSource, mask_wrapper
 from border_py.envs.checks import (
     checked_box_actions,
     checked_flag,
@@ -57,21 +57,11 @@ def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **opti
         return make(name, **options, **kwargs)
     except gym.error.Error as exc:
         raise ValueError(f"env name {name!r}: {exc}") from exc
+    except MaskRefusedError:  # a vector env's sub-env refused by env.action_mask: its own message says so
+        raise
     except TypeError as exc:
         # Cut: Gymnasium's message repeats the kwargs, and a megabyte of them made a megabyte-long line.
         raise ValueError(f"env kwargs {kwargs!r:.300} are not accepted by {name}: {exc!s:.500}") from exc
-
-
-def checked_wrap(wrap: Callable[[Any], Any], env: Any, name: str) -> Any:
-    """``wrap(env)``, its refusal naming the env and the config field.
-
-    Raises:
-        TypeError: the wrapper refuses the env (``env.action_mask`` on continuous actions, say).
-    """
-    try:
-        return wrap(env)
-    except TypeError as exc:
-        raise TypeError(f"{name}: env.action_mask: {exc}") from None
 
 
 class SpaceInfo:
@@ -194,7 +184,7 @@ class GymEnv(SpaceInfo):
         )
         wrap = mask_wrapper(config.action_mask)
         if wrap is not None:
-            self.env = checked_wrap(wrap, self.env, config.name)
+            self.env = wrap(self.env)
         self.obs_parts = supported_spaces(config.name, self.env.observation_space, self.env.action_space)
         self.name = config.name
         self.action_space = self.env.action_space

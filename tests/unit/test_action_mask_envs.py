@@ -75,6 +75,9 @@ def test_a_missing_mask_or_a_box_action_is_refused_naming_the_env_and_field() ->
         GymEnvConfig(name="CartPole-v1", action_mask="method").build(0).reset()
     with pytest.raises(TypeError, match=r"Pendulum-v1: env\.action_mask: action masks are for discrete"):
         GymEnvConfig(name="Pendulum-v1", action_mask="info").build(0)
+    with pytest.raises(TypeError, match=r"^Pendulum-v1: env\.action_mask: action masks are for discrete"):
+        # each sub-env of a vector env refuses it alike, not as a refusal of the env's kwargs
+        GymVecEnvConfig(name="Pendulum-v1", num_envs=2, action_mask="info").build(0)
     with pytest.raises(TypeError, match="has an 'action_mask' part already"):
         GymEnvConfig(name="border_py/PickDistinct-v0", action_mask="method").build(0)
     with pytest.raises(ValueError, match="'action_mask' must be in"):
