@@ -17,6 +17,7 @@ from border_py.agents.checkpoint_files import saved_count
 # The configs live in a torch-free module (an agent's config names them); offered here with the explorers.
 from border_py.agents.explorer_config import EpsilonGreedyConfig as EpsilonGreedyConfig
 from border_py.agents.explorer_config import SoftmaxConfig as SoftmaxConfig
+from border_py.base.spaces import legal_flags
 
 QValues = Callable[[], torch.Tensor | npt.NDArray[np.float32]]
 """Q-values for an explorer, made only when it needs them: a tensor, or an array (numpy acting). Both
@@ -182,7 +183,7 @@ def legal_actions(obs: npt.NDArray[Any], n: int, mask: slice, agent: str) -> Leg
     Raises:
         ValueError: an observation allows no action (naming ``agent``).
     """
-    legal = np.asarray(obs).reshape(n, -1)[:, mask] > 0.5
+    legal = legal_flags(np.asarray(obs).reshape(n, -1), mask)
     if not legal.any(axis=1).all():
         raise ValueError(f"{agent}: an observation's action_mask allows no action: {legal.astype(int)}")
     return legal

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 import attrs
 import numpy as np
@@ -18,11 +18,30 @@ import numpy.typing as npt
 
 from border_py.base.obs_parts import ObsParts
 
+if TYPE_CHECKING:  # the agents' and the ONNX graph's masks are tensors; base itself never imports torch
+    import torch
+
 F32 = npt.NDArray[np.float32]
 
 ACTION_MASK = "action_mask"
 """The dict observation part that flags the legal discrete actions (1 = legal), as Gymnasium's envs with
 masks (and sb3-contrib's ``MaskablePPO``) name it."""
+
+
+@overload
+def legal_flags(rows: npt.NDArray[Any], mask: slice) -> npt.NDArray[np.bool_]: ...
+@overload
+def legal_flags(rows: torch.Tensor, mask: slice) -> torch.Tensor: ...
+def legal_flags(rows: Any, mask: slice) -> Any:
+    """The legal actions of flat observations ``rows`` ``(n, obs_dim)`` whose ``mask`` slice
+    (`Spaces.action_mask`) flags them: a flag above 0.5 is legal, whatever its dtype. Every place that reads
+    a mask (acting, the targets, the exports, the ONNX graph) reads it through this, numpy or torch alike.
+
+    Examples:
+        >>> legal_flags(np.array([[1.0, 0.0, 7.0]]), slice(0, 2)).tolist()
+        [[True, False]]
+    """
+    return rows[:, mask] > 0.5
 
 
 def _shape(value: Iterable[int]) -> tuple[int, ...]:

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import legal_flags
+
 MASK_VERSION = 4
 """The ``policy.json`` version that added ``action.mask``, written only with a mask: a version 3 reader then
 refuses the file instead of choosing the actions the mask forbids."""
@@ -88,7 +90,7 @@ def greedy_actions(
     if mask is None:
         act: npt.NDArray[np.intp] = values.argmax(axis=1)
         return act.astype(np.int64)
-    legal = obs[:, mask[0] : mask[1]] > 0.5
+    legal = legal_flags(obs, slice(*mask))
     refuse_no_legal(legal.any(axis=1))
     act = np.where(legal, values, -np.inf).argmax(axis=1)
     # A legal value of -inf (float32 overflow) ties with the masked ones: take the first legal instead.

@@ -20,6 +20,7 @@ from torch import nn
 
 from border_py.agents.greedy import F32, GreedyNetwork, GreedyPolicy, MlpParts
 from border_py.base.obs_parts import ObsParts
+from border_py.base.spaces import legal_flags
 from border_py.export.action_mask import MASK_VERSION, UNMASKED_VERSION, checked_mask
 from border_py.export.conv_front import conv_spec
 from border_py.export.dict_obs import ONNX_META, obs_parts_field
@@ -84,7 +85,7 @@ class MaskedArgmax(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         values, _ = self.module(obs)
-        legal = obs[:, self.start : self.stop] > 0.5
+        legal = legal_flags(obs, slice(self.start, self.stop))
         act = torch.where(legal, values, float("-inf")).argmax(dim=1)
         # A legal value of -inf (float32 overflow) ties with the masked ones: take the first legal instead.
         first_legal = legal.to(values.dtype).argmax(dim=1)

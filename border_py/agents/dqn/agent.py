@@ -21,7 +21,7 @@ from border_py.agents.greedy import (
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import NumpyMlp
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
-from border_py.base.spaces import Spaces
+from border_py.base.spaces import Spaces, legal_flags
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -114,7 +114,7 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         with torch.no_grad():
             q_next_online = net.net(b.next_obs) if c.double_dqn else None
             mask = self.action_mask
-            legal = None if mask is None else b.next_obs.reshape(len(b.next_obs), -1)[:, mask] > 0.5
+            legal = None if mask is None else legal_flags(b.next_obs.reshape(len(b.next_obs), -1), mask)
             next_value = next_state_value(net.target(b.next_obs), q_next_online, legal)
             target = td_target(b.reward, b.is_terminated, next_value, b.discount)
         loss = td_loss(q_taken, target, c.loss, b.weight)

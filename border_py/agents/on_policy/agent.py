@@ -23,7 +23,7 @@ from border_py.agents.parts import Trained, seeded
 from border_py.agents.toolkit import saved_count, torch_device
 from border_py.agents.torch_agent import TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
-from border_py.base.spaces import Spaces
+from border_py.base.spaces import Spaces, legal_flags
 from border_py.record import Record
 from border_py.replay_buffer.rollout import Rollout
 
@@ -147,7 +147,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         """
         if self.action_mask is None:
             return None
-        legal = obs.reshape(n, -1)[:, self.action_mask] > 0.5
+        legal = legal_flags(obs.reshape(n, -1), self.action_mask)
         if not bool(legal.any(dim=1).all()):
             raise ValueError(f"{type(self).__name__}: an observation's action_mask allows no action")
         return legal
