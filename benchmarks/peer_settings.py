@@ -1,7 +1,9 @@
 """The peers of `benchmarks.peers` and their settings: RL Zoo's (or the zoo entry's, where border_py's entry
 departs from RL Zoo's) for each (algorithm, env) compared, in the peer library's own keyword arguments.
 ``n_envs`` and ``normalize`` (RL Zoo's keys) build the peer's vector env and its ``VecNormalize``; a
-learning rate ``"lin_X"`` falls linearly from X to 0 over the run, as RL Zoo's does."""
+learning rate or clip range ``"lin_X"`` falls linearly from X to 0 over the run, as RL Zoo's does; a
+``policy_kwargs`` ``activation_fn`` names its ``torch.nn`` class (``"ReLU"``), turned into it in the peer's
+process."""
 
 from __future__ import annotations
 
@@ -14,9 +16,23 @@ PEERS = {
     "sac": ("sbx", "SAC"),
     "td3": ("sbx", "TD3"),
     "crossq": ("sbx", "CrossQ"),
+    "recurrent_ppo": ("sb3_contrib", "RecurrentPPO"),
 }
 """Each algorithm's peer: the package and class (SB3's A2C, sb3-contrib's for those SB3 lacks, SBX's, the
 JAX port, for the rest: what a user after speed picks)."""
+
+_LSTM_64 = {"lstm_hidden_size": 64, "enable_critic_lstm": True}
+"""The LSTMs of RL Zoo's ppo_lstm.yml entries: 64 units, one for the actor and one for the critic."""
+_PI_VF_64 = {"pi": [64], "vf": [64]}
+_LSTM_KEYS = ("lstm_hidden_size", "n_lstm_layers", "shared_lstm", "enable_critic_lstm", "lstm_kwargs")
+
+
+def _without_lstm(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` of RecurrentPPO for SB3's PPO: ``MlpPolicy``, the policy's keyword arguments without the
+    LSTM's."""
+    kwargs = {k: v for k, v in settings["policy_kwargs"].items() if k not in _LSTM_KEYS}
+    return {**settings, "peer": ("stable_baselines3", "PPO"), "policy": "MlpPolicy", "policy_kwargs": kwargs}
+
 
 # RL Zoo's hyperparams/qrdqn.yml (the settings border_py/zoo/qrdqn.yaml translates), for sb3-contrib.
 PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
@@ -133,4 +149,43 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "n_envs": 8,
         "n_steps": 64,
     },
+    # RL Zoo 2.9.2's ppo_lstm.yml, for sb3-contrib's RecurrentPPO on border_py's velocity-free envs
+    # (border_py/envs/no_velocity.py, RL Zoo's CartPoleNoVel-v1 and PendulumNoVel-v1).
+    ("recurrent_ppo", "border_py/CartPoleNoVel-v1"): {
+        "policy": "MlpLstmPolicy",
+        "n_timesteps": 100_000,
+        "normalize": True,
+        "n_envs": 8,
+        "n_steps": 32,
+        "batch_size": 256,
+        "gae_lambda": 0.8,
+        "gamma": 0.98,
+        "n_epochs": 20,
+        "ent_coef": 0.0,
+        "learning_rate": "lin_0.001",
+        "clip_range": "lin_0.2",
+        "policy_kwargs": {**_LSTM_64, "ortho_init": False, "activation_fn": "ReLU", "net_arch": _PI_VF_64},
+    },
+    ("recurrent_ppo", "border_py/PendulumNoVel-v1"): {
+        "policy": "MlpLstmPolicy",
+        "n_timesteps": 100_000,
+        "normalize": True,
+        "n_envs": 4,
+        "n_steps": 1024,
+        "batch_size": 128,  # RecurrentPPO's default, stated for the plain PPO row (SB3's PPO's is 64)
+        "gae_lambda": 0.95,
+        "gamma": 0.9,
+        "n_epochs": 10,
+        "ent_coef": 0.0,
+        "learning_rate": 1e-3,
+        "clip_range": 0.2,
+        "use_sde": True,
+        "sde_sample_freq": 4,
+        "policy_kwargs": {**_LSTM_64, "ortho_init": False, "activation_fn": "ReLU", "net_arch": _PI_VF_64},
+    },
+}
+# SB3's PPO at the same settings without the LSTMs: what memory adds on the same tasks.
+PEER_SETTINGS |= {
+    ("ppo", env_id): _without_lstm(PEER_SETTINGS[("recurrent_ppo", env_id)])
+    for env_id in ("border_py/CartPoleNoVel-v1", "border_py/PendulumNoVel-v1")
 }

@@ -55,21 +55,28 @@ def _one_core() -> list[str]:
 def _evaluate(model: Any, env_id: str, seed: int, normalizer: Any = None) -> float:
     """The mean return of ``EVAL_EPISODES`` deterministic episodes (reset seeds ``seed + i``); a
     ``VecNormalize`` ``normalizer`` (frozen) scales the observations the model sees, as RL Zoo's
-    evaluation does."""
+    evaluation does. A recurrent model (sb3-contrib's ``RecurrentPPO``) acts from the LSTM state it
+    carries through the episode."""
     import gymnasium as gym
     import numpy as np
 
     env: Any = gym.make(env_id)
+    maskable = type(model).__name__.startswith("Maskable")
+    recurrent = type(model).__name__.startswith("Recurrent") or getattr(model, "recurrent", False)
     returns = []
     for i in range(EVAL_EPISODES):
         obs, _ = env.reset(seed=seed + i)
         total, done = 0.0, False
+        # RecurrentPPO's predict is stateless: it acts from the state it is handed and returns the next
+        # one; without them each step would act from a zero state, the memory the task needs gone.
+        memory: dict[str, Any] = {"state": None, "episode_start": np.ones(1, bool)} if recurrent else {}
         while not done:
             seen = obs if normalizer is None else normalizer.normalize_obs(obs)
             # sb3-contrib's MaskablePPO masks only what it is handed (its predict takes the mask).
-            maskable = type(model).__name__.startswith("Maskable")
             masks = {"action_masks": env.unwrapped.action_masks()} if maskable else {}
-            action, _ = model.predict(seen, deterministic=True, **masks)
+            action, state = model.predict(seen, deterministic=True, **masks, **memory)
+            if recurrent:
+                memory = {"state": state, "episode_start": np.zeros(1, bool)}
             obs, reward, terminated, truncated, _ = env.step(action)
             total += float(reward)
             done = terminated or truncated
@@ -81,12 +88,8 @@ def _evaluate(model: Any, env_id: str, seed: int, normalizer: Any = None) -> flo
 def _peer_env(settings: dict[str, Any], env_id: str, seed: int) -> tuple[Any, Any]:
     """The peer's env (the id, or RL Zoo's vector env of ``n_envs`` with ``VecNormalize`` when
     ``normalize``: observations and rewards, at the run's gamma) and the normaliser (``None``: none);
-    pops those keys, and turns a ``"lin_X"`` learning rate into SB3's schedule."""
+    pops those keys."""
     n_envs, normalize = settings.pop("n_envs", None), settings.pop("normalize", False)
-    lr = settings.get("learning_rate")
-    if isinstance(lr, str) and lr.startswith("lin_"):
-        start = float(lr.removeprefix("lin_"))
-        settings["learning_rate"] = lambda progress_remaining: start * progress_remaining
     if n_envs is None and not normalize:
         return env_id, None
     from stable_baselines3.common.env_util import make_vec_env
@@ -97,6 +100,30 @@ def _peer_env(settings: dict[str, Any], env_id: str, seed: int) -> tuple[Any, An
         return env, None
     normalizer = VecNormalize(env, gamma=settings.get("gamma", 0.99))
     return normalizer, normalizer
+
+
+def _linear(start: float) -> Any:
+    """RL Zoo's ``lin_X``: X times the progress remaining (1 at the start of the run, 0 at its end)."""
+    return lambda progress_remaining: start * progress_remaining
+
+
+def _decoded(settings: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``settings`` with their data turned into SB3's objects: ``"lin_X"`` schedules (RL Zoo's
+    keys that take one) and ``policy_kwargs``' ``activation_fn``, a ``torch.nn`` class by name (RL Zoo's
+    YAML evaluates ``nn.ReLU``; here a name is looked up among the few allowed, never evaluated)."""
+    import torch
+
+    decoded = dict(settings)
+    for key in ("learning_rate", "clip_range", "clip_range_vf"):
+        value = decoded.get(key)
+        if isinstance(value, str) and value.startswith("lin_"):
+            decoded[key] = _linear(float(value.removeprefix("lin_")))
+    policy_kwargs = dict(decoded.get("policy_kwargs", {}))
+    if "activation_fn" in policy_kwargs:
+        activations = {"ReLU": torch.nn.ReLU, "Tanh": torch.nn.Tanh, "ELU": torch.nn.ELU}
+        policy_kwargs["activation_fn"] = activations[policy_kwargs["activation_fn"]]
+        decoded["policy_kwargs"] = policy_kwargs
+    return decoded
 
 
 def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[str, Any]:
@@ -111,8 +138,9 @@ def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[
     torch.set_num_threads(1)
     if env_id.startswith("border_py/"):  # border_py's own envs register when their modules are imported
         import border_py.envs.goal_envs
-        import border_py.envs.masked_envs  # noqa: F401
-    settings = dict(PEER_SETTINGS[(algo, env_id)])
+        import border_py.envs.masked_envs
+        import border_py.envs.no_velocity  # noqa: F401
+    settings = _decoded(PEER_SETTINGS[(algo, env_id)])
     steps = settings.pop("n_timesteps")
     eval_every = settings.pop("eval_every", EVAL_EVERY)
     evaluations: list[tuple[int, float]] = []
@@ -195,9 +223,17 @@ class _Greedy:
     flat by the env's ``obs_parts``, as border_py's env adapter lays it)."""
 
     def __init__(self, agent: Any, obs_parts: Any) -> None:
-        self.agent, self.obs_parts = agent, obs_parts
+        from border_py.base import RecurrentPolicy
 
-    def predict(self, obs: Any, deterministic: bool = True) -> tuple[Any, None]:
+        self.agent, self.obs_parts = agent, obs_parts
+        self.recurrent = isinstance(agent, RecurrentPolicy)
+        """Whether `_evaluate` must say where episodes start (the agent keeps its memory itself)."""
+
+    def predict(
+        self, obs: Any, deterministic: bool = True, state: Any = None, episode_start: Any = None
+    ) -> tuple[Any, None]:
+        if self.recurrent and episode_start is not None and bool(episode_start[0]):
+            self.agent.start_episodes([True])
         flat = obs if self.obs_parts is None else self.obs_parts.flatten(obs)
         return self.agent.sample(flat), None
 

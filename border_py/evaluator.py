@@ -7,7 +7,9 @@ How the episodes are played does not change it:
   on the CPU acts through that policy in numpy (`border_py.export.numpy_policy`: the policy `border-py
   export` writes, taken in memory at the start of each evaluation). Its forward pass is batch-invariant:
   an observation's action is the same bits whatever other observations share its batch. Other policies
-  (a CNN encoder, a GPU agent, a user's own) act through their own ``sample``;
+  (a CNN encoder, a GPU agent, a user's own) act through their own ``sample``; a policy with memory
+  (`border_py.base.RecurrentPolicy`) plays one episode after another through ``sample``, its memory
+  cleared at each episode's start;
 - **side by side**: with an env factory and numpy acting, up to ``envs`` episodes run at once, each in an
   env of its own, with one batched forward a step for the episodes still running. Each episode's
   actions, and so its return, are those of playing the episodes one after another.
@@ -23,7 +25,7 @@ import attrs
 import numpy as np
 
 from border_py.base.env import Env
-from border_py.base.policy import Policy
+from border_py.base.policy import Policy, RecurrentPolicy
 from border_py.base.typevars import A, O
 from border_py.record import Record
 
@@ -72,8 +74,8 @@ def numpy_actor(policy: object) -> Actor | None:
     both are clipped to the box): an agent whose ``greedy_policy()`` describes other arithmetic than its
     acting is evaluated through ``sample``, with a `GreedyPolicyMismatch` warning naming it.
     """
-    if not hasattr(policy, "greedy_policy"):  # no torch import for a policy that states none
-        return None
+    if not hasattr(policy, "greedy_policy") or isinstance(policy, RecurrentPolicy):
+        return None  # no torch import for a policy that states none; a memory needs its own sample
     if getattr(policy, "is_train", lambda: False)():  # drawn actions: the greedy policy acts otherwise
         return None
     from border_py.export.exporters import Exportable, numpy_policy_of
@@ -173,7 +175,8 @@ class DefaultEvaluator(Generic[O, A]):
         """Each episode's return and length, in episode order."""
         actor = numpy_actor(policy) if self._numpy_acting else None
         if actor is None:
-            return self._play([self.env], lambda obs: [policy.sample(o) for o in obs])
+            started = policy.start_episodes if isinstance(policy, RecurrentPolicy) else None
+            return self._play([self.env], lambda obs: [policy.sample(o) for o in obs], started)
         width = min(self._envs, self.n_episodes) if self._make_env is not None else 1
         return self._play(self._side_by_side(width), actor)
 
@@ -183,13 +186,18 @@ class DefaultEvaluator(Generic[O, A]):
             self._built.append(self._make_env())
         return [self.env, *self._built[: width - 1]]
 
-    def _play(self, envs: list[Env[O, A]], actor: Actor) -> tuple[list[float], list[int]]:
-        """Plays every episode, each env taking the next episode index when its episode ends."""
+    def _play(
+        self, envs: list[Env[O, A]], actor: Actor, started: Callable[[Sequence[bool]], None] | None = None
+    ) -> tuple[list[float], list[int]]:
+        """Plays every episode, each env taking the next episode index when its episode ends; with one
+        env, ``started`` is told of each episode's start (a recurrent policy's)."""
         returns, lengths = [0.0] * self.n_episodes, [0] * self.n_episodes
         running: list[tuple[int, Env[O, A], O]] = []  # (episode, env, observation)
         queued = iter(range(self.n_episodes))
         for env, ix in zip(envs, queued, strict=False):  # no more envs than episodes
             running.append((ix, env, env.reset_with_index(ix)))
+        if started is not None:
+            started((True,))
         while running:
             acts = actor([obs for _, _, obs in running])
             carried_on = []
@@ -201,6 +209,8 @@ class DefaultEvaluator(Generic[O, A]):
                     carried_on.append((ix, env, step.obs))
                 elif (nxt := next(queued, None)) is not None:
                     carried_on.append((nxt, env, env.reset_with_index(nxt)))
+                    if started is not None:
+                        started((True,))
             running = carried_on
         return returns, lengths
 

@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from border_py.agents.on_policy.config import OnPolicyConfig
     from border_py.agents.ppo.agent import Ppo
     from border_py.agents.ppo.config import PpoConfig
+    from border_py.agents.recurrent_ppo.agent import RecurrentPpo
+    from border_py.agents.recurrent_ppo.config import RecurrentPpoConfig
     from border_py.agents.qrdqn.agent import QrDqn
     from border_py.agents.qrdqn.config import QrDqnConfig
     from border_py.agents.sac.agent import Sac
@@ -106,6 +108,8 @@ _EXPORTS: dict[str, str] = {
     "OnPolicyParts": "border_py.agents.on_policy.agent",
     "Ppo": "border_py.agents.ppo.agent",
     "PpoConfig": "border_py.agents.ppo.config",
+    "RecurrentPpo": "border_py.agents.recurrent_ppo.agent",
+    "RecurrentPpoConfig": "border_py.agents.recurrent_ppo.config",
     "QrDqn": "border_py.agents.qrdqn.agent",
     "QrDqnConfig": "border_py.agents.qrdqn.config",
     "Sac": "border_py.agents.sac.agent",
@@ -157,6 +161,8 @@ __all__ = [
     "OnPolicyParts",
     "Ppo",
     "PpoConfig",
+    "RecurrentPpo",
+    "RecurrentPpoConfig",
     "QrDqn",
     "QrDqnConfig",
     "Sac",

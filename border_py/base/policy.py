@@ -1,4 +1,5 @@
-"""``Policy``: maps an observation to an action; ``BatchPolicy`` acts for many observations at once."""
+"""``Policy``: maps an observation to an action; ``BatchPolicy`` acts for many observations at once;
+``RecurrentPolicy`` remembers the observations of each episode, and is told where episodes start."""
 
 from __future__ import annotations
 
@@ -32,6 +33,34 @@ class BatchPolicy(Protocol[O_contra, A_co]):
         """Returns one action per observation, as ``[sample(o) for o in obs]`` would (the same
         distribution; the random draws may be ordered differently)."""
         ...
+
+
+@runtime_checkable
+class RecurrentPolicy(Protocol):
+    """A policy with memory (an LSTM's hidden state, recurrent PPO's): its actions depend on the
+    observations of the episode so far, one memory per lane (a vector env's sub-env, an evaluation's
+    episode). Whoever drives it says where episodes start: the sampler, the evaluator, video and
+    ``load_policy`` call `start_episodes` before a lane's first observation of each episode.
+
+    A policy in train mode and in eval mode keeps separate memories, so an evaluation in the middle of a
+    rollout leaves the rollout's memory as it was.
+    """
+
+    def start_episodes(self, starts: Sequence[bool]) -> None:
+        """Clears the memory of the lanes flagged in ``starts`` (one flag per lane, in the order of the
+        observations ``sample_batch`` takes; one flag for ``sample``): their next observation is the first
+        of an episode. Called with every flag set, it (re)starts all lanes, and sets how many there are."""
+        ...
+
+
+def start_episodes(policy: object, starts: Sequence[bool]) -> None:
+    """``policy.start_episodes(starts)`` where ``policy`` is a `RecurrentPolicy`; nothing otherwise.
+
+    Examples:
+        >>> start_episodes(object(), [True])  # a policy without memory: nothing to clear
+    """
+    if isinstance(policy, RecurrentPolicy):
+        policy.start_episodes(starts)
 
 
 def sample_all(policy: Policy[O_contra, A_co], obs: Sequence[O_contra]) -> Sequence[A_co]:

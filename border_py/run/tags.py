@@ -35,6 +35,7 @@ TAGS: dict[str, dict[str, str]] = {
         "qrdqn": "border_py.agents:QrDqnConfig",
         "tqc": "border_py.agents:TqcConfig",
         "crossq": "border_py.agents:CrossQConfig",
+        "recurrent_ppo": "border_py.agents:RecurrentPpoConfig",
     },
     "dataset": {"minari": "border_py.datasets:MinariDatasetConfig"},
 }

@@ -10,7 +10,7 @@ from typing import Any, Generic
 
 from border_py.base.env import Env, RewindableVecEnv, VecEnv
 from border_py.base.goal_env import EnvReader
-from border_py.base.policy import Policy, sample_all
+from border_py.base.policy import Policy, sample_all, start_episodes
 from border_py.base.replay_buffer import ExperienceBuffer
 from border_py.base.step import Step
 from border_py.base.step_processor import StepProcessor
@@ -119,6 +119,7 @@ class SyncSampler(Generic[O, A, I]):
             if obs is None:
                 obs = self._obs = env.reset()
                 step_processor.reset(obs)
+                start_episodes(policy, (True,))
                 acting = time.perf_counter()
             act = policy.sample(obs)
             self._act_seconds_since_take += time.perf_counter() - acting
@@ -126,6 +127,7 @@ class SyncSampler(Generic[O, A, I]):
             self._obs = _push(step_processor, step, buffer)
             if step.is_terminated or step.is_truncated:  # Step.is_done, without the property's call
                 self._episode_actions.clear()
+                start_episodes(policy, (True,))
             else:
                 self._episode_actions.append(act)
             records = (record,) if record else ()
@@ -147,6 +149,7 @@ class SyncSampler(Generic[O, A, I]):
                 proc.reset(o)
             if log is not None:
                 log.restart([[] for _ in step_processors])
+            start_episodes(policy, [True] * len(step_processors))
         obs = self._vec_obs
         acting = time.perf_counter()
         actions = sample_all(policy, obs)
@@ -154,10 +157,13 @@ class SyncSampler(Generic[O, A, I]):
         steps, records = env.step(actions)
         for i, (proc, step) in enumerate(zip(step_processors, steps, strict=True)):
             obs[i] = _push(proc, step, buffer)
+        if records:  # one per episode that ended (VecEnv.step): those sub-envs start again
+            ended = [step.init_obs is not None for step in steps]
+            start_episodes(policy, ended)
         if log is not None:
             log.add(actions)
-            if records:  # one per episode that ended (VecEnv.step): those sub-envs' actions start again
-                log.ended([step.init_obs is not None for step in steps])
+            if records:
+                log.ended(ended)
         return records
 
     def take_fps(self) -> float:

@@ -36,6 +36,7 @@ from border_py.agents import (
     IqnConfig,
     PpoConfig,
     QrDqnConfig,
+    RecurrentPpoConfig,
     SacConfig,
     Td3BcConfig,
     Td3Config,
@@ -95,6 +96,26 @@ CASES: dict[str, tuple[Any, Spaces, str]] = {
     "ppo_gsde_normalized": (
         PpoConfig(
             hidden=TINY,
+            batch_size=16,
+            gsde=True,
+            sde_sample_freq=2,
+            normalize_obs=True,
+            normalize_reward=True,
+        ),
+        BOX,
+        "rollout",
+    ),
+    # Recurrent PPO: after 0.2.0, unreleased. Acting one lane, then three: each call's lanes start afresh.
+    "recurrent_ppo_discrete": (
+        RecurrentPpoConfig(hidden=TINY, lstm_hidden=8, batch_size=6, n_epochs=2),
+        DISCRETE,
+        "rollout",
+    ),
+    "recurrent_ppo_gsde_normalized": (
+        RecurrentPpoConfig(
+            hidden=TINY,
+            lstm_hidden=8,
+            lstm_layers=2,
             batch_size=16,
             gsde=True,
             sde_sample_freq=2,

@@ -20,7 +20,7 @@ from border_py import (
     TrainerConfig,
     TrainResult,
 )
-from border_py.agents import A2c, A2cConfig, OnPolicyAgent, Ppo, PpoConfig
+from border_py.agents import A2c, A2cConfig, OnPolicyAgent, Ppo, PpoConfig, RecurrentPpo, RecurrentPpoConfig
 from border_py.model_dir import latest_checkpoint
 from border_py.recorders import BufferedRecorder
 from border_py.seeding import seed_everything
@@ -47,6 +47,13 @@ CASES: dict[str, tuple[str, Callable[[Any], OnPolicyAgent[Any]]]] = {
     "ppo": (
         "CartPole-v1",
         lambda spaces: Ppo(PpoConfig(hidden=(16,), batch_size=8, n_epochs=2), spaces, seed=3),
+    ),
+    # Its LSTMs' memories (the acting lanes', the next rollout's) come back from state.pt.
+    "recurrent_ppo": (
+        "CartPole-v1",
+        lambda spaces: RecurrentPpo(
+            RecurrentPpoConfig(hidden=(16,), lstm_hidden=8, batch_size=8, n_epochs=2), spaces, seed=3
+        ),
     ),
 }
 
@@ -81,6 +88,8 @@ def _state(agent: OnPolicyAgent[Any]) -> dict[str, Any]:
     model = agent.parts.model
     optimizer = [v for s in model.optimizer.state.values() for v in s.values() if isinstance(v, torch.Tensor)]
     stats = [agent.obs_rms.mean, agent.obs_rms.var, agent.ret_rms.var]
+    if isinstance(agent, RecurrentPpo):
+        stats += [agent._state()["memory"], agent._state()["rollout_memory"]]
     return {"params": [p.detach().clone() for p in model.params], "optimizer": optimizer, "stats": stats}
 
 

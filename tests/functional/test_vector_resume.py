@@ -1,4 +1,5 @@
-"""Exact resume of PPO in the zoo's CartPole vector env (8 sub-envs, ``mode: sync``, rollouts of 32 steps):
+"""Exact resume of PPO in the zoo's CartPole vector env (8 sub-envs, ``mode: sync``, rollouts of 32 steps),
+and of recurrent PPO in its CartPole without velocities (the same shape; each lane's LSTM memory too):
 a run of 4 rollouts ends with the very checkpoint (agent tensors, optimiser, trainer state with its
 counters, evaluations, RNG states and every sub-env's episode, buffer) as one stopped at a rollout's end
 or in the middle of one and resumed. Each sub-env's unfinished episode is replayed from its saved start,
@@ -20,12 +21,13 @@ ROLLOUT = 32 * 8
 """In env steps: one rollout of the zoo's CartPole entry."""
 
 
-def _run(model_dir: Path, resume: bool = False, **trainer: Any) -> None:
+ENTRIES = {"ppo": "CartPole-v1", "recurrent_ppo": "border_py/CartPoleNoVel-v1"}
+
+
+def _run(algo: str, model_dir: Path, resume: bool = False, **trainer: Any) -> None:
     budget = {"max_opts": 4, "max_env_steps": None, **trainer}
     schedule = {"eval_interval": 2, "record_interval": 1, "save_interval": 3, **budget}
-    experiment = zoo_experiment(
-        "ppo", "CartPole-v1", model_dir, trainer=schedule, evaluator={"n_episodes": 2}
-    )
+    experiment = zoo_experiment(algo, ENTRIES[algo], model_dir, trainer=schedule, evaluator={"n_episodes": 2})
     if resume:
         train(experiment, TrainOptions(progress=False, quiet=True, resume=True))
     else:
@@ -33,6 +35,7 @@ def _run(model_dir: Path, resume: bool = False, **trainer: Any) -> None:
 
 
 @pytest.mark.functional
+@pytest.mark.parametrize("algo", sorted(ENTRIES))
 @pytest.mark.parametrize(
     ("stop", "env_steps"),
     [
@@ -41,13 +44,15 @@ def _run(model_dir: Path, resume: bool = False, **trainer: Any) -> None:
     ],
     ids=["at-a-rollouts-end", "inside-a-rollout"],
 )
-def test_ppo_in_a_vector_env_resumes_exactly(stop: dict[str, Any], env_steps: int, tmp_path: Path) -> None:
-    _run(tmp_path / "whole")
-    _run(tmp_path / "split", **stop)
+def test_ppo_in_a_vector_env_resumes_exactly(
+    algo: str, stop: dict[str, Any], env_steps: int, tmp_path: Path
+) -> None:
+    _run(algo, tmp_path / "whole")
+    _run(algo, tmp_path / "split", **stop)
     state = read_trainer_state(tmp_path / "split" / "2", "online")
     assert state["books"]["env_steps"] == env_steps
     actions = state["source"]["sampler"]["actions"]
     assert len(actions) == 8
     assert any(len(a) > 0 for a in actions)
-    _run(tmp_path / "split", resume=True)
+    _run(algo, tmp_path / "split", resume=True)
     assert checkpoint_differences(tmp_path / "whole" / "4", tmp_path / "split" / "4") == []

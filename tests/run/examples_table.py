@@ -48,6 +48,7 @@ EXAMPLES = [
     Example("ppo_mujoco", "ppo", "Hopper-v5"),
     Example("ppo_atari", "ppo", "ALE/Pong-v5"),
     Example("ppo_pick_distinct", "ppo", "border_py/PickDistinct-v0"),
+    Example("recurrent_ppo_cartpole", "recurrent_ppo", "border_py/CartPoleNoVel-v1"),
     Example("bc_pendulum", "bc", "pendulum-medium-v0"),
     Example("iql_pendulum", "iql", "pendulum-medium-v0"),
     Example("awac_pendulum", "awac", "pendulum-medium-v0", attribute="OFFLINE"),

@@ -85,20 +85,8 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             spaces.need_discrete(type(self).__name__, masks=True)
         self.act_dim = spaces.n_actions if spaces.n_actions is not None else spaces.action_dim
         self.device = torch_device(config.device)
-        c = config
         with seeded(seed):
-            encoder = None if c.encoder is None else c.encoder.build(self.obs_shape)
-            model = ActorCritic(
-                obs_dim,
-                self.act_dim,
-                self.discrete,
-                c.hidden,
-                c.activation,
-                c.ortho_init,
-                c.log_std_init,
-                c.gsde,
-                encoder,
-            )
+            model = self._network()
         self.parts = OnPolicyParts(self._trained(model))
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.obs_rms = RunningMeanStd((obs_dim,))
@@ -108,6 +96,22 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         self._sde_step = 0
         self.env_steps = 0
         """In env steps: the transitions learnt from so far (what the linear schedules count)."""
+
+    def _network(self) -> ActorCritic:
+        """The policy and value network, freshly initialised (from the seeded global RNG)."""
+        c = self.config
+        encoder = None if c.encoder is None else c.encoder.build(self.obs_shape)
+        return ActorCritic(
+            self.obs_dim,
+            self.act_dim,
+            self.discrete,
+            c.hidden,
+            c.activation,
+            c.ortho_init,
+            c.log_std_init,
+            c.gsde,
+            encoder,
+        )
 
     @abstractmethod
     def _trained(self, model: ActorCritic) -> Trained[ActorCritic]:
@@ -171,8 +175,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         or float32 ``(n, action_dim)``, not clipped)."""
         with torch.inference_mode():
             raw = torch.as_tensor(obs, device=self.device)
-            x = self._network_obs(raw, n)
-            latent, out = self.parts.model.net.policy(x)
+            latent, out = self._policy(self._network_obs(raw, n))
             if self.discrete:
                 legal = self._legal(raw, n)
                 out = masked_logits(out, legal)
@@ -189,6 +192,10 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
                 act = out + self._noise(latent, n) if self._train else out
             actions: npt.NDArray[Any] = act.cpu().numpy()
         return actions
+
+    def _policy(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(latent_pi, logits or mean action)`` of the network observations ``x`` when acting."""
+        return self.parts.model.net.policy(x)
 
     def _noise(self, latent: torch.Tensor, n: int) -> torch.Tensor:
         log_std = self.parts.model.net.log_std
@@ -246,8 +253,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         legal = self._legal(rollout.obs, flat) if self.discrete else None
         reward = self._scaled_rewards(rollout)
         with torch.no_grad():
-            latent, out, value = self.parts.model.net(obs)
-            next_value = self._next_values(rollout, value.reshape(n_steps, num_envs))
+            latent, out, value, next_value, extra = self._rollout_forward(obs, rollout)
             old_log_prob, _ = self._log_prob_entropy(latent, out, act, legal)
             advantage, returns = gae(
                 reward,
@@ -266,7 +272,17 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             "old_value": value,
             "advantage": advantage.reshape(flat),
             "returns": returns.reshape(flat),
+            **extra,
         }
+
+    def _rollout_forward(
+        self, obs: torch.Tensor, rollout: Rollout
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        """The collecting policy on the rollout's network observations ``obs`` (flat, step-major):
+        ``(latent_pi, logits or mean action, value)`` of each step, the values of the next observations
+        ``(n_steps, num_envs)``, and what else the update needs (by key, one row per step)."""
+        latent, out, value = self.parts.model.net(obs)
+        return latent, out, value, self._next_values(rollout, value.reshape(rollout.shape)), {}
 
     def _next_values(self, rollout: Rollout, value: torch.Tensor) -> torch.Tensor:
         """``V(next_obs)`` of every step, ``(n_steps, num_envs)``. Where a sub-env's episode went on, its
@@ -316,10 +332,15 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         record["train/explained_variance"] = explained_variance(data["old_value"], data["returns"])
         record["train/lr"] = lr
         if not self.discrete:
-            with torch.no_grad():
-                latent, _ = self.parts.model.net.policy(data["obs"])
-                record["train/std"] = float(self._std(latent).mean())
+            record["train/std"] = self._mean_std(data)
         return Record(record)
+
+    def _mean_std(self, data: dict[str, torch.Tensor]) -> float:
+        """The mean standard deviation of the continuous actions in the rollout's states, after the
+        update."""
+        with torch.no_grad():
+            latent, _ = self.parts.model.net.policy(data["obs"])
+            return float(self._std(latent).mean())
 
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: observation normalisation (clipped), the policy network (with

@@ -52,10 +52,21 @@ class TwinMlp(nn.Module):
         """Returns both networks' outputs for ``x`` ``(batch, in_dim)`` (with ``first_only``, the first
         one's, twice, without computing the second)."""
         k = 1 if first_only else 2
-        h = x.unsqueeze(0).expand(k, -1, -1)
+        h = self._layers(x.unsqueeze(0).expand(k, -1, -1))
+        return h[0], h[k - 1]
+
+    def pair(self, x_pi: torch.Tensor, x_vf: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The first network's output for ``x_pi`` and the second's for ``x_vf`` (both ``(batch,
+        in_dim)``): the two networks on inputs of their own (recurrent PPO's two LSTMs' outputs)."""
+        h = self._layers(torch.stack((x_pi, x_vf)))
+        return h[0], h[1]
+
+    def _layers(self, h: torch.Tensor) -> torch.Tensor:
+        """The first ``len(h)`` networks' layers on ``h`` ``(k, batch, in_dim)``."""
+        k = h.shape[0]
         for weight, bias in zip(self.weights, self.biases, strict=True):
             h = self.activation(torch.baddbmm(bias[:k], h, weight[:k]))
-        return h[0], h[k - 1]
+        return h
 
 
 class SharedTrunk(nn.Module):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,9 +67,21 @@ class Ppo(OnPolicyAgent["PpoConfig"]):
     ) -> dict[str, torch.Tensor]:
         """The losses and diagnostics of the minibatch ``idx`` (``None``: all of ``data``); the loss to
         minimise is under ``loss``."""
-        c = self.config
         batch = data if idx is None else {k: v[idx] for k, v in data.items()}
         latent, out, value = self.parts.model.net(batch["obs"])
+        return self._losses(batch, latent, out, value, clip)
+
+    def _losses(
+        self,
+        batch: dict[str, torch.Tensor],
+        latent: torch.Tensor,
+        out: torch.Tensor,
+        value: torch.Tensor,
+        clip: float,
+    ) -> dict[str, torch.Tensor]:
+        """The losses and diagnostics of ``batch`` given the network's outputs on its observations; the
+        loss to minimise is under ``loss``."""
+        c = self.config
         log_prob, entropy = self._log_prob_entropy(latent, out, batch["act"], batch.get("legal"))
         advantage = self._normalized(batch["advantage"])
         old_log_prob = batch["old_log_prob"]
@@ -105,19 +118,22 @@ class Ppo(OnPolicyAgent["PpoConfig"]):
     def _epochs(self, data: dict[str, torch.Tensor], clip: float) -> dict[str, list[float]]:
         """``n_epochs`` passes of shuffled minibatches, stopping when the approximate KL of a minibatch
         exceeds ``1.5 * target_kl`` (before its step)."""
-        c, n = self.config, len(data["obs"])
+        c = self.config
         stats: dict[str, list[float]] = {k: [] for k in _STATS}
         for _ in range(c.n_epochs):
-            # One minibatch of the whole rollout needs no shuffle: its gradient is the same in any order.
-            order = (
-                torch.randperm(n, generator=self.generator, device=self.device) if c.batch_size < n else None
-            )
-            for start in range(0, n, c.batch_size):
-                idx = None if order is None else order[start : start + c.batch_size]
-                out = self._minibatch(data, idx, clip)
+            for out in self._epoch(data, clip):
                 if c.target_kl is not None and float(out["approx_kl"]) > 1.5 * c.target_kl:
                     return stats if stats["policy_loss"] else {k: [float(out[k])] for k in stats}
                 self.parts.model.step(out["loss"], c.max_grad_norm)
                 for k in stats:
                     stats[k].append(float(out[k]))
         return stats
+
+    def _epoch(self, data: dict[str, torch.Tensor], clip: float) -> Iterator[dict[str, torch.Tensor]]:
+        """One pass over the rollout: each shuffled minibatch's `_minibatch`, computed when its turn
+        comes (after the previous minibatch's step)."""
+        c, n = self.config, len(data["obs"])
+        # One minibatch of the whole rollout needs no shuffle: its gradient is the same in any order.
+        order = torch.randperm(n, generator=self.generator, device=self.device) if c.batch_size < n else None
+        for start in range(0, n, c.batch_size):
+            yield self._minibatch(data, None if order is None else order[start : start + c.batch_size], clip)
