@@ -3,6 +3,7 @@ NStepStepProcessor, stored per transition (border's layout)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -318,3 +319,54 @@ def test_save_and_load_keep_every_lane(tmp_path: Path) -> None:
     one_lane = FrameReplayBufferConfig(capacity=24, stack=2).build(seed=0)
     with pytest.raises(ValueError, match="streams"):
         one_lane.load(tmp_path)
+
+
+def _partly_filled(prioritized: bool) -> FrameReplayBuffer:
+    """4 lanes of 25 rows, each filled by 7 steps: lanes fill side by side, as a vector env fills them."""
+    per = PerConfig() if prioritized else None
+    buffer = FrameReplayBufferConfig(capacity=100, stack=2, streams=4, per=per).build(seed=0)
+    streams = [FrameStream(2, env_id=i, start=1_000 * i) for i in range(4)]
+    procs = [FrameStackStepProcessor(2, 0.9) for _ in range(4)]
+    for stream, proc in zip(streams, procs, strict=True):
+        proc.reset(stream.obs)
+    for t in range(7):
+        for stream, proc in zip(streams, procs, strict=True):
+            for item in proc.process(stream.step(t % 3, float(t), t == 4, False)):
+                buffer.push(item)
+    return buffer
+
+
+@pytest.mark.parametrize("prioritized", [False, True])
+def test_a_save_holds_each_lanes_written_rows_only_and_loads_them_back(
+    prioritized: bool, tmp_path: Path
+) -> None:
+    buffer = _partly_filled(prioritized)
+    buffer.save(tmp_path)
+    with np.load(tmp_path / "replay_buffer.npz") as saved:
+        frames = len(saved["frames"])
+    assert frames == 4 * 7  # each lane's 7 rows, not every row up to the last lane's: 3 * 25 + 7
+    restored = FrameReplayBufferConfig(capacity=100, stack=2, streams=4, per=buffer.config.per).build(seed=0)
+    restored.load(tmp_path)
+    assert np.array_equal(restored.sampleable_rows(), buffer.sampleable_rows())
+    a, b = buffer.batch(16), restored.batch(16)
+    assert torch.equal(a.obs, b.obs)
+    assert torch.equal(a.act, b.act)
+    assert torch.equal(a.reward, b.reward)
+
+
+def test_a_save_of_the_former_layout_still_loads(tmp_path: Path) -> None:
+    """border_py's saves before 2026-11-27 held every row up to the last lane's head, gaps included."""
+    buffer = _partly_filled(prioritized=False)
+    buffer.save(tmp_path)
+    file = tmp_path / "replay_buffer.npz"
+    with np.load(file) as saved:
+        state = json.loads(str(saved["state"]))
+    del state["layout"]
+    rows = 3 * 25 + 7
+    legacy = {name: column[:rows] for name, column in buffer._columns().items()}
+    with file.open("wb") as f:
+        np.savez(f, state=np.array(json.dumps(state)), **legacy)  # type: ignore[arg-type]  # arrays only
+    restored = FrameReplayBufferConfig(capacity=100, stack=2, streams=4).build(seed=0)
+    restored.load(tmp_path)
+    assert np.array_equal(restored.sampleable_rows(), buffer.sampleable_rows())
+    assert torch.equal(buffer.batch(16).obs, restored.batch(16).obs)
