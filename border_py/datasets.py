@@ -29,7 +29,7 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
-from border_py.base.policy import Policy
+from border_py.base.policy import Policy, start_episodes
 from border_py.dataset_trust import refuse_code
 from border_py.envs.gymnasium import Act, GymEnvConfig, Obs
 from border_py.replay_buffer.dataset import ArrayDataset
@@ -184,6 +184,7 @@ def _roll_out(
     episodes: list[dict[str, Any]] = []
     returns: list[float] = []
     obs = env.reset()
+    start_episodes(policy, (True,))  # a recurrent policy's memory starts with each episode
     current: dict[str, list[Any]] = {k: [] for k in ("actions", "rewards", "terminations", "truncations")}
     current["observations"] = [obs]
     for t in range(n_transitions):
@@ -202,6 +203,7 @@ def _roll_out(
             current = {k: [] for k in current}
             obs = step.obs if step.init_obs is None else step.init_obs
             current["observations"] = [obs]
+            start_episodes(policy, (True,))
         else:
             obs = step.obs
     return episodes, returns

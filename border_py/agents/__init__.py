@@ -50,10 +50,10 @@ if TYPE_CHECKING:
     from border_py.agents.on_policy.config import OnPolicyConfig
     from border_py.agents.ppo.agent import Ppo
     from border_py.agents.ppo.config import PpoConfig
-    from border_py.agents.recurrent_ppo.agent import RecurrentPpo
-    from border_py.agents.recurrent_ppo.config import RecurrentPpoConfig
     from border_py.agents.qrdqn.agent import QrDqn
     from border_py.agents.qrdqn.config import QrDqnConfig
+    from border_py.agents.recurrent_ppo.agent import RecurrentPpo
+    from border_py.agents.recurrent_ppo.config import RecurrentPpoConfig
     from border_py.agents.sac.agent import Sac
     from border_py.agents.sac.config import SacConfig
     from border_py.agents.td3.agent import Td3
@@ -161,10 +161,10 @@ __all__ = [
     "OnPolicyParts",
     "Ppo",
     "PpoConfig",
-    "RecurrentPpo",
-    "RecurrentPpoConfig",
     "QrDqn",
     "QrDqnConfig",
+    "RecurrentPpo",
+    "RecurrentPpoConfig",
     "Sac",
     "SacConfig",
     "Softmax",

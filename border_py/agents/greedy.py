@@ -7,7 +7,8 @@
   layout the numpy policy reads and a torch module for ONNX.
 
 Either may start with `ConvParts`, a pixel policy's convolutions (the Nature CNN), which `conv_parts` reads
-off the agent's encoder.
+off the agent's encoder. An `MlpParts` with `LstmParts` (`lstm_parts` reads them off an ``nn.LSTM``) is a
+policy with memory: recurrent PPO's, exported as the ``lstm`` kind.
 """
 
 from __future__ import annotations
@@ -75,6 +76,40 @@ def conv_parts(encoder: nn.Module, obs_shape: tuple[int, ...]) -> ConvParts:
     )
 
 
+@attrs.frozen(kw_only=True, eq=False)
+class LstmParts:
+    """A recurrent policy's LSTM: torch's ``nn.LSTM`` (one direction, with biases, no projection), its
+    layers stacked, each taking the ``h`` of the one before (the first: the normalised observation). Its
+    memory is ``(2, layers, lanes, hidden)``: each layer's ``h``, then its ``c``."""
+
+    layers: list[tuple[F32, F32, F32, F32]]
+    """``(weight_ih (in, 4 hidden), weight_hh (hidden, 4 hidden), bias_ih (4 hidden,), bias_hh (4 hidden,))``
+    per layer: torch's ``weight_ih_l{k}``, ``weight_hh_l{k}`` transposed (``x @ W``, as `MlpParts`' layers)
+    and its biases, the four gates' columns in torch's order (input, forget, cell, output)."""
+
+    @property
+    def hidden(self) -> int:
+        """The units of each layer: the size of ``h`` and ``c``."""
+        return int(self.layers[0][1].shape[0])
+
+
+def lstm_parts(lstm: nn.LSTM) -> LstmParts:
+    """The layers of ``lstm`` as export writes them (copies): ``MlpParts(..., lstm=lstm_parts(lstm))``
+    exports a policy whose layers take the LSTM's last ``h``.
+
+    Raises:
+        ValueError: ``lstm`` is bidirectional, has no biases or projects its ``h`` (``proj_size``).
+    """
+    if lstm.bidirectional or not lstm.bias or lstm.proj_size:
+        raise ValueError(f"export takes a one-way LSTM with biases and no projection, got {lstm}")
+    arrays = {name: f32(p.detach().cpu().numpy()) for name, p in lstm.named_parameters()}
+    layers = []
+    for k in range(lstm.num_layers):
+        w_ih, w_hh = arrays[f"weight_ih_l{k}"].T.copy(), arrays[f"weight_hh_l{k}"].T.copy()
+        layers.append((w_ih, w_hh, arrays[f"bias_ih_l{k}"], arrays[f"bias_hh_l{k}"]))
+    return LstmParts(layers=layers)
+
+
 def mask_span(mask: slice | None) -> tuple[int, int] | None:
     """An agent's ``action_mask`` slice (`border_py.base.Spaces.action_mask`) as the greedy policy's
     ``(start, stop)``."""
@@ -106,6 +141,13 @@ class MlpParts:
     """Where the legal-action mask lies in the flat observation, ``(start, stop)``, with ``stop - start``
     the number of actions; only with head ``argmax``. The greedy action is the best legal one, the mask read
     from the observation as given, before ``obs_mean`` and ``obs_std`` (``None``: every action is legal)."""
+    lstm: LstmParts | None = None
+    """A policy with memory: an LSTM between the normalisation and the layers, which then take its last
+    layer's ``h`` (``None``: no memory). Not with ``conv``."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.lstm is not None and self.conv is not None:
+            raise ValueError("MlpParts: an lstm takes the observation, not a pixel policy's conv features")
 
 
 def linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:

@@ -6,6 +6,8 @@
   `numpy_policy_of` gives the same policy in memory (what the evaluator acts with).
 - `export_onnx` writes ``policy.onnx`` and `OnnxPolicy` runs it with onnxruntime (the
   ``export`` extra).
+- A policy with memory (recurrent PPO's, the ``lstm`` kind) acts through either with
+  ``act_with_memory(obs, memory)``, which returns the memory for the next step as well.
 
 Example:
 

@@ -1,6 +1,7 @@
 """Writing a trained agent's greedy policy out of torch: plain arrays (`export_numpy`) or ONNX
 (`export_onnx`), and the same greedy policy as a torch module (`greedy_module`). The agent states its
-policy (``greedy_policy()``, `border_py.agents.greedy`); nothing here reads an agent's insides."""
+policy (``greedy_policy()``, `border_py.agents.greedy`); nothing here reads an agent's insides. A policy
+with memory (an ``lstm``: recurrent PPO's) is written with it, its memory an input and an output."""
 
 from __future__ import annotations
 
@@ -24,15 +25,16 @@ from border_py.base.spaces import legal_flags
 from border_py.export.action_mask import MASK_VERSION, UNMASKED_VERSION, checked_mask
 from border_py.export.conv_front import conv_spec
 from border_py.export.dict_obs import ONNX_META, obs_parts_field
+from border_py.export.lstm_parts import LstmGreedy, lstm_spec
 from border_py.export.mlp_parts import MlpGreedy, mlp_spec
 from border_py.export.numpy_policy import FORMAT, SPEC_FILE, WEIGHTS_FILE, NumpyPolicy
-from border_py.export.onnx_policy import ONNX_FILE
+from border_py.export.onnx_policy import MEMORY_INPUT, MEMORY_OUTPUT, ONNX_FILE
 
 
 @runtime_checkable
 class Exportable(Protocol):
-    """An agent that states its greedy policy (every agent of border_py: DQN, IQN, SAC, TD3, PPO, BC, IQL,
-    AWAC, CQL, TD3+BC)."""
+    """An agent that states its greedy policy (every agent of border_py: DQN, IQN, SAC, TD3, PPO, recurrent
+    PPO, BC, IQL, AWAC, CQL, TD3+BC)."""
 
     obs_dim: int
     device: torch.device
@@ -58,7 +60,8 @@ def _policy(agent: object) -> GreedyPolicy:
 def greedy_module(agent: Exportable) -> nn.Module:
     """The agent's eval-mode policy as a torch module: ``obs (n, obs_dim) -> (values, action)`` for a
     discrete policy, ``-> action`` for a continuous one (within the bounds); a pixel policy takes uint8
-    frames ``(n, channels, height, width)``. It holds the agent's weights
+    frames ``(n, channels, height, width)``; a policy with memory takes ``(obs, memory)`` and gives the
+    memory after the step last (`border_py.export.lstm_parts.LstmGreedy`). It holds the agent's weights
     (an MLP policy: a copy; a dueling DQN or IQN: the agent's networks), in eval mode, on the agent's
     device. With an ``action_mask``, the action is the best legal one (-1 where none is) and the values
     stay raw.
@@ -67,7 +70,10 @@ def greedy_module(agent: Exportable) -> nn.Module:
         TypeError, ValueError: as `export_numpy`.
     """
     policy = _policy(agent)
-    module = MlpGreedy(policy) if isinstance(policy, MlpParts) else policy.module
+    if isinstance(policy, MlpParts):
+        module: nn.Module = MlpGreedy(policy) if policy.lstm is None else LstmGreedy(policy)
+    else:
+        module = policy.module
     mask = _mask(agent, policy)
     if mask is not None:
         module = MaskedArgmax(module, mask)
@@ -76,22 +82,24 @@ def greedy_module(agent: Exportable) -> nn.Module:
 
 class MaskedArgmax(nn.Module):
     """A discrete greedy module ``obs -> (values, action)`` whose action is the best the observation's
-    mask ``obs[:, start:stop]`` allows, read as given (before ``module`` normalises); the values stay raw."""
+    mask ``obs[:, start:stop]`` allows, read as given (before ``module`` normalises); the values stay raw.
+    A policy with memory: ``(obs, memory) -> (values, action, memory_after)``, the memory passed through."""
 
     def __init__(self, module: nn.Module, mask: tuple[int, int]) -> None:
         super().__init__()
         self.module = module
         self.start, self.stop = mask
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        values, _ = self.module(obs)
+    def forward(self, obs: torch.Tensor, memory: torch.Tensor | None = None) -> tuple[torch.Tensor, ...]:
+        # One optional input, not *args: torch.export would take varargs as one tuple-shaped input.
+        values, _, *after = self.module(obs) if memory is None else self.module(obs, memory)
         legal = legal_flags(obs, slice(self.start, self.stop))
         act = torch.where(legal, values, float("-inf")).argmax(dim=1)
         # A legal value of -inf (float32 overflow) ties with the masked ones: take the first legal instead.
         first_legal = legal.to(values.dtype).argmax(dim=1)
         act = torch.where(legal.gather(1, act[:, None]).squeeze(1), act, first_legal)
         # No legal action: -1, which no env takes and OnnxPolicy refuses, rather than a masked action.
-        return values, torch.where(legal.any(dim=1), act, torch.full_like(act, -1))
+        return values, torch.where(legal.any(dim=1), act, torch.full_like(act, -1)), *after
 
 
 def _mask(agent: Exportable, policy: GreedyPolicy) -> tuple[int, int] | None:
@@ -124,7 +132,9 @@ def _spec_and_weights(agent: Exportable, obs_parts: ObsParts | None) -> tuple[di
     weights: dict[str, F32] = {}
     if isinstance(policy, MlpParts):
         network, action = mlp_spec(policy, weights)
-        kind = "mlp"
+        kind = "mlp" if policy.lstm is None else "lstm"
+        if policy.lstm is not None:  # a new kind, which a reader that does not know it refuses by its name
+            network["lstm"] = lstm_spec(policy.lstm, weights)
     else:
         network, action, kind = dict(policy.network), policy.action, policy.kind
         weights.update(policy.weights)
@@ -204,35 +214,43 @@ def export_numpy(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | N
 
 class _DictInputs(nn.Module):
     """The greedy module behind one input per dict observation part: each part ``(n, *shape)`` flattened
-    to ``(n, size)`` and laid side by side in `ObsParts` order, the flat vector the agent learned on."""
+    to ``(n, size)`` and laid side by side in `ObsParts` order, the flat vector the agent learned on. The
+    inputs after the parts (a policy's memory) go to the module as they are."""
 
     def __init__(self, module: nn.Module, obs_parts: ObsParts) -> None:
         super().__init__()
         self.module = module
         self.sizes = [p.size for p in obs_parts.parts]
 
-    def forward(self, *parts: torch.Tensor) -> Any:
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        parts, rest = inputs[: len(self.sizes)], inputs[len(self.sizes) :]
         flat = [x.reshape(x.shape[0], size) for x, size in zip(parts, self.sizes, strict=True)]
-        return self.module(torch.cat(flat, dim=1))
+        return self.module(torch.cat(flat, dim=1), *rest)
 
 
 def _onnx_inputs(
     agent: Exportable, policy: GreedyPolicy, obs_parts: ObsParts | None, outputs: list[str]
 ) -> tuple[tuple[Any, ...], list[str], tuple[Any, ...]]:
-    """The example inputs, their names and their dynamic shapes (the batch, any size)."""
+    """The example inputs, their names and their dynamic shapes (the batch, any size: a memory's lanes)."""
     batch = torch.export.Dim("batch")
+    lstm = policy.lstm if isinstance(policy, MlpParts) else None
+    memory = [] if lstm is None else [torch.zeros(2, len(lstm.layers), 2, lstm.hidden)]
+    names, shapes = [MEMORY_INPUT] * len(memory), [{2: batch}] * len(memory)
     if obs_parts is not None:
-        # An input named as an output would be two values of one name: an invalid graph.
-        clash = next((k for k in obs_parts.keys if k in outputs), None)
+        # An input named as an output or as another input: two values of one name, an invalid graph.
+        clash = next((k for k in obs_parts.keys if k in outputs or k in names), None)
         if clash is not None:
-            raise ValueError(f"obs_parts: key {clash!r} is also the name of the ONNX policy's output")
+            kind = "output" if clash in outputs else "input"
+            raise ValueError(f"obs_parts: key {clash!r} is also the name of the ONNX policy's {kind}")
         parts = tuple(torch.zeros(2, *p.shape) for p in obs_parts.parts)
-        return parts, list(obs_parts.keys), (tuple({0: batch} for _ in parts),)  # varargs: one entry
+        part_shapes = [{0: batch} for _ in parts]
+        # varargs (`_DictInputs`): one entry
+        return (*parts, *memory), [*obs_parts.keys, *names], (tuple(part_shapes + shapes),)
     if policy.conv is None:
         example = torch.zeros(2, agent.obs_dim)
     else:  # frames stay uint8 into the graph, as into the agent's network
         example = torch.zeros(2, *policy.conv.obs_shape, dtype=torch.uint8)
-    return (example,), ["obs"], ({0: batch},)
+    return (example, *memory), ["obs", *names], ({0: batch}, *shapes)
 
 
 def export_onnx(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | None = None) -> Path:
@@ -242,14 +260,19 @@ def export_onnx(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | No
     ``(batch, channels, height, width)``; with ``obs_parts``, one float32 input ``(batch, *shape)`` per
     part, named by its key, laid side by side inside the graph) and gives ``action`` (int64
     ``(batch,)`` for discrete actions, float32 ``(batch, act_dim)`` within the bounds for a box) and, for
-    discrete actions, ``values`` ``(batch, n_actions)``. Returns the file's path.
+    discrete actions, ``values`` ``(batch, n_actions)``. A policy with memory also takes ``memory``
+    float32 ``(2, layers, batch, hidden)`` (each layer's ``h``, then its ``c``; zeros at an episode's
+    start) and gives ``memory_after``, of the same shape, last. Returns the file's path.
 
     Raises:
-        TypeError, ValueError: as `export_numpy`; a part keyed as an output (``action``, ``values``).
+        TypeError, ValueError: as `export_numpy`; a part keyed as an output (``action``, ``values``,
+            ``memory_after``) or as the ``memory`` input.
     """
     policy = _policy(agent)
     _checked_parts(agent, policy, obs_parts)
     outputs = ["values", "action"] if _discrete(policy) else ["action"]
+    if isinstance(policy, MlpParts) and policy.lstm is not None:
+        outputs.append(MEMORY_OUTPUT)
     args, names, dynamic = _onnx_inputs(agent, policy, obs_parts, outputs)
     module = greedy_module(agent)
     path = Path(path)

@@ -26,6 +26,8 @@ class MlpGreedy(nn.Module):
 
     def __init__(self, parts: MlpParts) -> None:
         super().__init__()
+        if parts.lstm is not None:  # its memory would be dropped without a word
+            raise ValueError("MlpGreedy takes no lstm: a policy with memory is LstmGreedy's")
         self.parts = parts
         self.front = None if parts.conv is None else ConvFront(parts.conv)
         self.norm = parts.obs_mean is not None

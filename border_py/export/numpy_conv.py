@@ -1,16 +1,18 @@
 """A pixel policy's convolutional front in numpy alone: what `border_py.export.NumpyPolicy` runs before a
-policy's layers when ``policy.json`` has ``network.conv`` (docs/export-format.md). Nothing here imports
-torch.
+policy's layers when ``policy.json`` has ``network.conv`` (docs/export-format.md), and that field read
+(`read_conv`). Nothing here imports torch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
 
+from border_py.export.policy_files import PolicyFileError, field
 from border_py.numpy_mlp import F32, relu
 
 MAX_SIDE = 1 << 16
@@ -79,3 +81,31 @@ class NumpyConv:
             patches = windows.reshape(n, rows * cols, -1)  # a copy: each patch a row
             h = relu(np.matmul(patches, matrix) + bias).reshape(n, rows, cols, -1)
         return np.ascontiguousarray(h.transpose(0, 3, 1, 2)).reshape(len(h), -1)
+
+
+def read_conv(
+    conv: object, array: Callable[[object, int, str], F32], obs_shape: tuple[int, ...], kind: str, source: str
+) -> NumpyConv | None:
+    """``network.conv`` (``None`` where absent) of a ``kind`` policy whose observations are ``obs_shape``,
+    its arrays read by ``array`` (`NumpyPolicy`'s, which names the file).
+
+    Raises:
+        PolicyFileError: a malformed field, on a ``sac`` policy, or convolutions that do not fit (as
+            `NumpyConv`); the message names ``source``.
+    """
+    if conv is None:
+        return None
+    if not isinstance(conv, Mapping) or type(conv.get("divide_by")) not in (int, float):
+        raise PolicyFileError(f"{source}: network.conv must be {{layers, divide_by}} or absent")
+    if kind == "sac":
+        raise PolicyFileError(f"{source}: a sac policy (version 1) has no network.conv")
+    layers = []
+    for layer in field(conv, "layers", list, source):
+        if not isinstance(layer, Mapping):
+            raise PolicyFileError(f"{source}: network.conv.layers must be {{weight, bias, stride}} objects")
+        w, b = array(layer.get("weight"), 4, source), array(layer.get("bias"), 1, source)
+        layers.append((w, b, field(layer, "stride", int, source)))
+    try:
+        return NumpyConv(obs_shape, layers, float(conv["divide_by"]))
+    except ValueError as exc:
+        raise PolicyFileError(f"{source}: {exc}") from exc

@@ -2,9 +2,10 @@
 
 An exported policy is a directory of two files:
 
-- ``policy.json``: what the policy is (``kind``: ``mlp``, ``dqn`` for a dueling DQN, ``iqn``, and ``sac``
-  in version 1 files), its observation's size and shape, its action space and the names of its weight
-  arrays, layer by layer (a pixel policy's convolutions first, ``network.conv``);
+- ``policy.json``: what the policy is (``kind``: ``mlp``, ``lstm`` for a policy with memory, ``dqn`` for a
+  dueling DQN, ``iqn``, and ``sac`` in version 1 files), its observation's size and shape, its action
+  space and the names of its weight arrays, layer by layer (a pixel policy's convolutions first,
+  ``network.conv``);
 - ``weights.npz``: the arrays (float32; each linear layer's weight stored as ``(in, out)``), read with
   ``allow_pickle=False``, so a hostile file cannot run code.
 
@@ -14,15 +15,15 @@ The forward passes below repeat the agents' greedy (eval-mode) action in numpy: 
 ``head(mlp(normalise(obs)))``, for every agent whose greedy policy is one MLP (PPO, A2C, SAC, TQC, CrossQ,
 TD3, a plain DQN, QR-DQN, BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`), a dueling DQN's
 Q-values, IQN's mean quantile at its deterministic fractions (and SAC's squashed mean, as version 1 wrote
-it); a pixel policy's convolutions (`border_py.export.numpy_conv`) run first, for any kind. Nothing in this
-module imports torch.
+it); a pixel policy's convolutions (`border_py.export.numpy_conv`) run first, for any kind. ``lstm`` is the
+``mlp`` kind with an LSTM (`border_py.export.numpy_lstm`) between the normalisation and the layers: recurrent
+PPO's, which acts with a memory the caller carries (``act_with_memory``). Nothing in this module imports
+torch.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -30,35 +31,36 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-# Mlp and F32 were defined here first: ``from border_py.export.numpy_policy import Mlp`` still works.
 from border_py.export.action_mask import MASK_VERSION, greedy_actions, read_action_mask
 from border_py.export.dict_obs import Obs, flat_obs, read_obs_parts
-from border_py.export.numpy_conv import NumpyConv
+from border_py.export.numpy_conv import read_conv
+from border_py.export.numpy_lstm import NumpyLstm, read_lstm
+
+# F32, Mlp, the format's constants and PolicyFileError were defined here first: importing them from here
+# still works.
+from border_py.export.policy_files import FORMAT as FORMAT
+from border_py.export.policy_files import READS as READS
+from border_py.export.policy_files import SPEC_FILE as SPEC_FILE
+from border_py.export.policy_files import WEIGHTS_FILE as WEIGHTS_FILE
+from border_py.export.policy_files import PolicyFileError as PolicyFileError
+from border_py.export.policy_files import field as _field
+from border_py.export.policy_files import obs_shape, read_policy_files
 from border_py.numpy_mlp import F32 as F32
 from border_py.numpy_mlp import Mlp as Mlp
 from border_py.numpy_mlp import relu
 
-FORMAT = "border_py.policy"
 VERSION = MASK_VERSION
 """The newest version written: 4 added ``action.mask`` (a file without one is written as 3), 3 a pixel
 policy's convolutions (``network.conv``, ``obs_shape``), 2 the ``clip`` squash (a box within its bounds)."""
-READS = (1, 2, 3, 4)
-"""The versions this border_py reads (version 1's box policies without bounds still load)."""
 TORCH_RTOL = 1e-4
 """How far an exported policy's outputs (values, or a continuous action) may be from the agent's in torch,
 relative to the larger of 1 and the observation's largest absolute output. Both compute in float32 but
 sum in different orders, so the difference grows with the outputs' size (a trained Q-network's tens to
 hundreds) and with cancellation inside the sums: a fixed absolute bound does not hold. Discrete actions
 are the same unless two values lie within this of each other."""
-SPEC_FILE = "policy.json"
-WEIGHTS_FILE = "weights.npz"
 
-Kind: TypeAlias = Literal["dqn", "iqn", "sac", "mlp"]
-KINDS: tuple[Kind, ...] = ("dqn", "iqn", "sac", "mlp")
-
-
-class PolicyFileError(ValueError):
-    """An exported policy's files are missing, malformed or inconsistent (the message names the file)."""
+Kind: TypeAlias = Literal["dqn", "iqn", "sac", "mlp", "lstm"]
+KINDS: tuple[Kind, ...] = ("dqn", "iqn", "sac", "mlp", "lstm")
 
 
 class NumpyPolicy:
@@ -71,6 +73,10 @@ class NumpyPolicy:
     discrete policy, float32 ``(act_dim,)`` / ``(n, act_dim)`` within the bounds for a continuous one.
     ``values(obs)`` gives the per-action values a discrete policy maximises, ``(n, n_actions)`` (``act``
     takes the best each observation's ``action_mask`` allows). Outputs match torch's within `TORCH_RTOL`.
+
+    A policy with memory (the ``lstm`` kind, ``recurrent``: recurrent PPO's) acts with
+    ``act_with_memory(obs, memory)``, which also returns the memory to pass with the next observations;
+    ``initial_memory(lanes)`` is the memory of episodes starting. Its ``act`` and ``values`` are refused.
 
     numpy's BLAS runs a large enough matmul (IQN's fractions against its hidden layer, at batch 1) on
     several threads, which wait for one another when other processes hold the cores: serve a policy
@@ -101,11 +107,14 @@ class NumpyPolicy:
         self.discrete = action.get("type") == "discrete"
         net = _field(spec, "network", dict, source)
         self._weights = weights
-        self.obs_shape = _obs_shape(spec, self.obs_dim, net.get("conv") is not None, source)
+        self.lstm: NumpyLstm | None = None
+        """The ``lstm`` kind's LSTM, between the normalisation and the layers (``None``: no memory)."""
+        self.obs_shape = obs_shape(spec, self.obs_dim, net.get("conv") is not None, source)
         """One observation's shape: ``(obs_dim,)``, or a pixel policy's ``(channels, height, width)``."""
-        self.conv = self._conv(net.get("conv"), source)
+        self.conv = read_conv(net.get("conv"), self._array, self.obs_shape, self.kind, source)
         self.in_dim = self.obs_dim if self.conv is None else self.conv.out_features
-        """What the first layer takes: the observation, or the convolutions' features."""
+        """What the first layer takes: the observation, or the convolutions' features (or the LSTM's ``h``,
+        set when the ``lstm`` kind is built)."""
         self._build(net, action, source)
         try:  # a dict observation's parts, side by side in the flat one; None: an array observation
             self.obs_parts = read_obs_parts(spec.get("obs_parts"), self.obs_dim, self.conv is not None)
@@ -148,31 +157,13 @@ class NumpyPolicy:
             )
         return a
 
-    def _conv(self, conv: object, source: str) -> NumpyConv | None:
-        if conv is None:
-            return None
-        if not isinstance(conv, Mapping) or type(conv.get("divide_by")) not in (int, float):
-            raise PolicyFileError(f"{source}: network.conv must be {{layers, divide_by}} or absent")
-        if self.kind == "sac":
-            raise PolicyFileError(f"{source}: a sac policy (version 1) has no network.conv")
-        layers = []
-        for layer in _field(conv, "layers", list, source):
-            if not isinstance(layer, Mapping):
-                raise PolicyFileError(
-                    f"{source}: network.conv.layers must be {{weight, bias, stride}} objects"
-                )
-            w, b = self._array(layer.get("weight"), 4, source), self._array(layer.get("bias"), 1, source)
-            layers.append((w, b, _field(layer, "stride", int, source)))
-        try:
-            return NumpyConv(self.obs_shape, layers, float(conv["divide_by"]))
-        except ValueError as exc:
-            raise PolicyFileError(f"{source}: {exc}") from exc
-
     def _check_inputs(self, first: int, source: str) -> None:
         if first != self.in_dim:
-            takes = (
-                f"obs_dim is {self.obs_dim}" if self.conv is None else f"the convolutions give {self.in_dim}"
-            )
+            takes = f"obs_dim is {self.obs_dim}"
+            if self.lstm is not None:
+                takes = f"the LSTM gives {self.in_dim}"
+            elif self.conv is not None:
+                takes = f"the convolutions give {self.in_dim}"
             raise PolicyFileError(f"{source}: the network takes {first} inputs, {takes}")
 
     def _build_mlp(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
@@ -222,7 +213,12 @@ class NumpyPolicy:
         self.bias = (self.high + self.low) / np.float32(2.0)
 
     def _build(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
-        if self.kind == "mlp":
+        if self.kind == "lstm":
+            if self.conv is not None:
+                raise PolicyFileError(f"{source}: an lstm policy takes vectors: network.conv must be absent")
+            self.lstm = read_lstm(net.get("lstm"), self._array, self.obs_dim, source)
+            self.in_dim = self.lstm.hidden
+        if self.kind in ("mlp", "lstm"):
             self._build_mlp(net, action, source)
             return
         if self.kind in ("dqn", "iqn"):
@@ -279,35 +275,8 @@ class NumpyPolicy:
         Raises:
             PolicyFileError: a file is missing, is not what its name says, or does not describe a policy.
         """
-        path = Path(path)
-        spec_path, weights_path = path / SPEC_FILE, path / WEIGHTS_FILE
-        try:
-            spec = json.loads(spec_path.read_text())
-        except FileNotFoundError as exc:
-            raise PolicyFileError(f"{spec_path}: no such file (is {path} an exported policy?)") from exc
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise PolicyFileError(f"{spec_path}: not JSON ({exc})") from exc
-        except RecursionError as exc:  # a hostile file nested deeper than Python's parser recurses
-            raise PolicyFileError(f"{spec_path}: nested too deep to be a policy description") from exc
-        if not isinstance(spec, dict) or spec.get("format") != FORMAT:
-            raise PolicyFileError(f"{spec_path}: not a border_py policy ('format' is not {FORMAT!r})")
-        if spec.get("version") not in READS:
-            raise PolicyFileError(
-                f"{spec_path}: version {spec.get('version')!r}; this border_py reads {list(READS)}"
-            )
-        try:
-            with weights_path.open("rb") as f, np.load(f, allow_pickle=False) as npz:
-                weights = {name: npz[name] for name in npz.files}
-        except FileNotFoundError as exc:
-            raise PolicyFileError(f"{weights_path}: no such file") from exc
-        except (
-            ValueError,
-            OSError,
-            EOFError,
-            zipfile.BadZipFile,
-        ) as exc:  # a pickled array, a truncated file
-            raise PolicyFileError(f"{weights_path}: not a numpy .npz of plain arrays ({exc})") from exc
-        return cls(spec, weights, source=str(spec_path))
+        spec, weights, source = read_policy_files(Path(path))
+        return cls(spec, weights, source=source)
 
     # -- acting -------------------------------------------------------------------------------------------
 
@@ -331,22 +300,23 @@ class NumpyPolicy:
     def values(self, obs: Obs) -> F32:
         """The per-action values ``(n, n_actions)`` the greedy action maximises (DQN: Q-values; IQN: the
         mean quantile at the exported fractions; a policy network's logits), raw: the mask not applied."""
+        self._refuse_memory("values()")
         if not self.discrete:
             raise TypeError(f"a {self.kind} policy has no per-action values; use act()")
         x, _ = self._batch(obs)
         return self._values(x)
 
-    def _mlp_out(self, x: F32) -> F32:
+    def _normalised(self, x: F32) -> F32:
         if self.obs_norm is not None:
             mean, std, clip = self.obs_norm
             x = (x - mean) / std
             if clip is not None:
                 x = np.clip(x, -clip, clip)
-        return self.mlp(x)
+        return x
 
     def _values(self, x: F32) -> F32:
         if self.kind == "mlp":
-            return self._mlp_out(x)  # a policy network's logits
+            return self.mlp(self._normalised(x))  # a policy network's logits
         if self.kind == "dqn":
             h = self.trunk(x)
             if not self.dueling:
@@ -358,42 +328,67 @@ class NumpyPolicy:
         z = self.head(features)  # (n, n_taus, n_actions): one product of n_taus rows per observation
         return np.asarray(z.mean(axis=1), dtype=np.float32)
 
+    def _mlp_action(self, out: F32, x: F32) -> npt.NDArray[Any]:
+        """The ``mlp`` and ``lstm`` kinds' action of the layers' output ``out`` (``x``: the observations as
+        given, whose flags a mask reads)."""
+        if self.discrete:
+            return greedy_actions(out, x, self.action_mask)
+        if self.squash == "tanh":
+            out = self.bias + self.scale * np.tanh(out)  # clipped below: rounding can pass a bound
+        return out if self.squash == "none" else np.clip(out, self.low, self.high)
+
     def act(self, obs: Obs) -> npt.NDArray[Any]:
-        """The greedy action of one observation or of each in a batch (ValueError: a mask allows none)."""
+        """The greedy action of one observation or of each in a batch (ValueError: a mask allows none;
+        TypeError: the policy has memory, `act_with_memory`)."""
+        self._refuse_memory("act()")
         x, single = self._batch(obs)
-        if self.discrete:  # x is the observation as given (a mask is never on a pixel policy's features)
-            act: npt.NDArray[Any] = greedy_actions(self._values(x), x, self.action_mask)
-        elif self.kind == "mlp":
-            out = self._mlp_out(x)
-            if self.squash == "tanh":
-                out = self.bias + self.scale * np.tanh(out)  # clipped below: rounding can pass a bound
-            act = out if self.squash == "none" else np.clip(out, self.low, self.high)
+        if self.kind == "mlp":
+            act = self._mlp_action(self.mlp(self._normalised(x)), x)
+        elif self.discrete:  # x is the observation as given (a mask is never on a pixel policy's features)
+            act = greedy_actions(self._values(x), x, self.action_mask)
         else:
             mean = self.actor(x)[:, : self.low.shape[0]]
             act = np.clip(self.bias + self.scale * np.tanh(mean), self.low, self.high)
         return act[0] if single else act
 
+    # -- acting with memory (the lstm kind) ---------------------------------------------------------------
 
-def _obs_shape(spec: Mapping[str, Any], obs_dim: int, conv: bool, source: str) -> tuple[int, ...]:
-    """``obs_shape`` (versions 1 and 2 have none: ``(obs_dim,)``), checked against ``obs_dim``: pixels
-    ``(channels, height, width)`` with convolutions, a vector without."""
-    shape = spec.get("obs_shape", [obs_dim])
-    if (
-        not isinstance(shape, list)
-        or len(shape) != (3 if conv else 1)
-        or not all(isinstance(side, int) and not isinstance(side, bool) and side > 0 for side in shape)
-    ):
-        expected = "[channels, height, width] with network.conv" if conv else "[obs_dim]"
-        raise PolicyFileError(f"{source}: 'obs_shape' must be {expected} (positive integers), got {shape!r}")
-    if math.prod(shape) != obs_dim:
-        raise PolicyFileError(
-            f"{source}: 'obs_shape' {shape} holds {math.prod(shape)} values, obs_dim is {obs_dim}"
-        )
-    return tuple(shape)
+    @property
+    def recurrent(self) -> bool:
+        """Whether the policy has memory (the ``lstm`` kind): it acts through `act_with_memory`."""
+        return self.lstm is not None
 
+    def _refuse_memory(self, call: str) -> None:
+        if self.lstm is not None:
+            raise TypeError(
+                f"an lstm policy acts on the episode so far: {call} has no memory to act with; call "
+                "act_with_memory(obs, memory), memory = initial_memory(lanes) at the episodes' start"
+            )
 
-def _field(spec: Mapping[str, Any], name: str, kind: type, source: str) -> Any:
-    value = spec.get(name)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise PolicyFileError(f"{source}: {name!r} must be a {kind.__name__}, got {value!r}")
-    return value
+    def initial_memory(self, lanes: int = 1) -> F32:
+        """The memory of ``lanes`` episodes at their start, zeros ``(2, layers, lanes, hidden)`` (each
+        layer's ``h``, then its ``c``): a lane's memory is set back to it (``memory[:, :, lane] = 0``) when
+        its episode ends.
+
+        Raises:
+            TypeError: the policy has no memory (use `act`).
+        """
+        if self.lstm is None:
+            raise TypeError(f"a {self.kind} policy has no memory; use act()")
+        return self.lstm.zeros(lanes)
+
+    def act_with_memory(self, obs: Obs, memory: npt.ArrayLike) -> tuple[npt.NDArray[Any], F32]:
+        """The greedy action of one observation or of each in a batch (one lane each), with the lanes'
+        ``memory`` ``(2, layers, lanes, hidden)`` (one lane for one observation), and the memory after it,
+        to pass with the lanes' next observations (``memory`` itself is left as it was).
+
+        Raises:
+            TypeError: the policy has no memory (use `act`).
+            ValueError: ``obs`` as `act`, or a memory of another shape (the expected one named).
+        """
+        if self.lstm is None:
+            raise TypeError(f"a {self.kind} policy has no memory; use act()")
+        x, single = self._batch(obs)
+        h, after = self.lstm.step(self._normalised(x), self.lstm.checked(memory, len(x)))
+        act = self._mlp_action(self.mlp(h), x)
+        return (act[0] if single else act), after

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     )
     from border_py.run.commands import TrainOptions, prepare, train
     from border_py.run.experiment import AnyExperiment, Experiment, OfflineExperiment, with_trainer
-    from border_py.run.policy import Action, Evaluation, Policy, evaluate_policy, load_policy
+    from border_py.run.policy import Action, Evaluation, Memory, Policy, evaluate_policy, load_policy
     from border_py.run.program import run_cli
     from border_py.run.rundir import RunDir
     from border_py.run.saved import evaluate, load_agent
@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "with_trainer": "border_py.run.experiment",
     "Action": "border_py.run.policy",
     "Evaluation": "border_py.run.policy",
+    "Memory": "border_py.run.policy",
     "Policy": "border_py.run.policy",
     "evaluate_policy": "border_py.run.policy",
     "load_policy": "border_py.run.policy",
@@ -90,6 +91,7 @@ __all__ = [
     "AnyExperiment",
     "Evaluation",
     "Experiment",
+    "Memory",
     "OfflineExperiment",
     "Policy",
     "RunDir",

@@ -42,6 +42,7 @@ from border_py.base.typevars import A, B, I, O, O_co, T_co
 from border_py.distributed.config import AsyncConfig
 from border_py.evaluator import DefaultEvaluator, DefaultEvaluatorConfig
 from border_py.run.pairing import check_pairing
+from border_py.run.tags import TAGS
 from border_py.trainer.config import TrainerConfig
 
 if TYPE_CHECKING:  # the buffers hold tensors: an experiment, which is data, imports no torch
@@ -89,7 +90,13 @@ def _env_id(env: object) -> str:
 
 
 def _algo(agent: object) -> str:
-    return type(agent).__name__.removesuffix("Config").lower()
+    """The agent's tag (``recurrent_ppo``); a config of one's own: its class's name, lower case, without
+    ``Config``."""
+    cls = type(agent)
+    for tag, path in TAGS["agent"].items():
+        if path.rpartition(":")[2] == cls.__name__ and cls.__module__.startswith("border_py."):
+            return tag
+    return cls.__name__.removesuffix("Config").lower()
 
 
 @attrs.frozen(kw_only=True)

@@ -1,7 +1,9 @@
 """A trained model in a user's hands: `load_policy` reads a saved model of a model directory into a
 `Policy` that acts on one observation or a batch, and `evaluate_policy` plays it for episodes and gives
 the mean, the standard deviation and every return: Stable-Baselines3's ``SAC.load(path)``,
-``model.predict(obs, deterministic=True)`` and ``evaluate_policy(model, env, n)``.
+``model.predict(obs, deterministic=True)`` and ``evaluate_policy(model, env, n)``. A policy with memory
+(recurrent PPO's) acts through ``predict_with_memory``, sb3-contrib's ``model.predict(obs, state,
+episode_start)``.
 
 Examples:
     >>> import tempfile
@@ -27,24 +29,28 @@ Examples:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Protocol, SupportsFloat
+from typing import Any, Protocol, SupportsFloat, runtime_checkable
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.policy import RecurrentPolicy
 from border_py.base.spaces import Spaces
 from border_py.run.experiment import AnyExperiment, build_eval_env
 from border_py.run.rundir import RunDir
 from border_py.run.saved import load_agent, play_episodes, saved_model_path
 
-__all__ = ["Action", "Evaluation", "GymLikeEnv", "Policy", "evaluate_policy", "load_policy"]
+__all__ = ["Action", "Evaluation", "GymLikeEnv", "Memory", "Policy", "evaluate_policy", "load_policy"]
 
 Action = npt.NDArray[np.int64 | np.float32]
 """What `Policy.predict` returns: int64 actions of a discrete space, float32 ones of a box."""
+Memory = npt.NDArray[np.float32]
+"""A recurrent policy's memory of its lanes (`Policy.predict_with_memory`): ``(2, layers, lanes, hidden)``,
+each LSTM layer's ``h`` then its ``c``; sb3-contrib's ``state`` ``(h, c)`` stacked."""
 
 
 @attrs.frozen
@@ -70,6 +76,17 @@ class GymLikeEnv(Protocol):
     def step(self, action: Any) -> tuple[object, SupportsFloat, bool, bool, dict[str, Any]]: ...
 
 
+@runtime_checkable
+class _Remembering(Protocol):
+    """What `Policy.predict_with_memory` asks of an agent with memory (`border_py.agents.RecurrentPpo`)."""
+
+    def start_episodes(self, starts: Sequence[bool]) -> None: ...
+
+    def memory(self) -> Memory | None: ...
+
+    def set_memory(self, memory: npt.ArrayLike) -> None: ...
+
+
 class Policy:
     """A saved model's agent, ready to act (`load_policy` makes one).
 
@@ -85,6 +102,11 @@ class Policy:
         self.path = path
         self.experiment = experiment
 
+    @property
+    def recurrent(self) -> bool:
+        """Whether the policy has memory (recurrent PPO's): it acts through `predict_with_memory`."""
+        return isinstance(self._agent, RecurrentPolicy)
+
     def predict(self, obs: npt.ArrayLike | Mapping[str, npt.ArrayLike], deterministic: bool = True) -> Action:
         """The action for one observation (shape ``spaces.obs_shape``), or the actions for a batch of them
         (a leading batch dimension). A dict observation (``spaces.obs_parts``) is a mapping of its parts
@@ -94,17 +116,90 @@ class Policy:
         loaded).
 
         Raises:
-            ValueError: ``obs`` is neither one observation nor a batch of them (the shapes are named), or
-                a dict observation lacks a key or has a misshapen part (named).
+            ValueError: ``obs`` is neither one observation nor a batch of them (the shapes are named), a
+                dict observation lacks a key or has a misshapen part (named), or the policy has memory
+                (`recurrent`: use `predict_with_memory`).
         """
+        if self.recurrent:
+            raise ValueError(
+                "predict: this policy has memory (its actions depend on the episode so far): use "
+                "predict_with_memory(obs, memory, episode_start) and pass back the memory it returns"
+            )
+        x, single = self._checked("predict", obs)
+        self._mode(deterministic)
+        return self._act(x, single)
+
+    def predict_with_memory(
+        self,
+        obs: npt.ArrayLike | Mapping[str, npt.ArrayLike],
+        memory: npt.ArrayLike | None = None,
+        episode_start: bool | npt.ArrayLike | None = None,
+        deterministic: bool = True,
+    ) -> tuple[Action, Memory]:
+        """A policy with memory's action for one observation, or its actions for a batch (a lane each: a
+        sub-env, or an episode played beside others), and its memory after them: sb3-contrib's
+        ``model.predict(obs, state, episode_start, deterministic)``.
+
+        Args:
+            obs: as `predict` takes it.
+            memory: what the lanes' previous call returned, `Memory` ``(2, layers, lanes, hidden)`` (one
+                lane for one observation); ``None``: every lane starts an episode (zeros).
+            episode_start: ``True`` where ``obs`` is the first observation of its lane's episode (one flag
+                for every lane, or one per lane): that lane's memory is cleared first.
+            deterministic: as `predict`.
+
+        Returns:
+            The actions as `predict` gives them, and the memory to pass with the lanes' next observations.
+
+        Raises:
+            ValueError: ``obs`` as `predict`; a memory of another shape or not finite; flags that are not
+                one or one per lane; a policy without memory (`predict`).
+
+        Example:
+            memory, (obs, _) = None, env.reset()
+            while not done:
+                action, memory = policy.predict_with_memory(obs, memory)
+                obs, reward, terminated, truncated, _ = env.step(action)
+        """
+        agent = self._agent
+        if not self.recurrent:
+            raise ValueError("predict_with_memory: this policy has no memory; use predict(obs)")
+        if not isinstance(agent, _Remembering):  # a user's own agent may keep its memory to itself
+            raise ValueError(
+                f"predict_with_memory: {type(agent).__name__} has memory but no memory() and set_memory() "
+                "to hand it over"
+            )
+        x, single = self._checked("predict_with_memory", obs)
+        lanes = 1 if single else len(x)
+        self._mode(deterministic)
+        try:
+            if memory is None:
+                agent.start_episodes([True] * lanes)
+            else:
+                agent.set_memory(_lanes_memory(memory, lanes))
+            if episode_start is not None:
+                agent.start_episodes(_lane_flags(episode_start, lanes))
+        except ValueError as exc:
+            raise ValueError(f"predict_with_memory: {exc}") from None
+        action = self._act(x, single)
+        after = agent.memory()
+        assert after is not None  # the lanes acted: they have a memory
+        return action, after
+
+    def _checked(
+        self, call: str, obs: npt.ArrayLike | Mapping[str, npt.ArrayLike]
+    ) -> tuple[npt.NDArray[Any], bool]:
+        """``obs`` as one flat observation or a batch, and whether it is one."""
         x = self._flat(obs)
         shape = self.spaces.obs_shape
         if x.shape != shape and x.shape[1:] != shape:
             raise ValueError(
-                f"predict: an observation has shape {shape} (a batch: (n, *{shape})), got {x.shape}"
+                f"{call}: an observation has shape {shape} (a batch: (n, *{shape})), got {x.shape}"
             )
-        self._mode(deterministic)
-        if x.shape == shape:
+        return x, x.shape == shape
+
+    def _act(self, x: npt.NDArray[Any], single: bool) -> Action:
+        if single:
             return np.asarray(self._agent.sample(x))
         return np.stack([np.asarray(a) for a in self._agent.sample_batch(list(x))])
 
@@ -167,7 +262,8 @@ def evaluate_policy(
     seed: int = 0,
 ) -> Evaluation:
     """Plays ``n_episodes`` episodes of ``policy``: in ``env`` (a Gymnasium env, episode ``i`` reset with
-    ``seed + i``; 10 episodes by default), or, without one, in the run's own evaluation env as training
+    ``seed + i``; 10 episodes by default; a policy with memory carries it through each episode, from zeros
+    at its reset), or, without one, in the run's own evaluation env as training
     and ``border-py eval`` play them (its seeds, its wrappers and frame stacking; the run's evaluator's
     episodes by default, so the mean is the score ``best/`` was saved with).
 
@@ -182,10 +278,39 @@ def evaluate_policy(
     for i in range(n_episodes or 10):
         obs, _ = env.reset(seed=seed + i)
         total, length, done = 0.0, 0, False
+        memory: Memory | None = None  # a policy with memory starts each episode from zeros
         while not done:
-            action = policy.predict(obs if isinstance(obs, Mapping) else np.asarray(obs), deterministic)
+            x = obs if isinstance(obs, Mapping) else np.asarray(obs)
+            if policy.recurrent:
+                action, memory = policy.predict_with_memory(x, memory, deterministic=deterministic)
+            else:
+                action = policy.predict(x, deterministic)
             obs, reward, terminated, truncated, _ = env.step(action)
             total, length, done = total + float(reward), length + 1, terminated or truncated
         returns.append(total)
         lengths.append(length)
     return Evaluation.of(returns, lengths)
+
+
+def _lanes_memory(memory: npt.ArrayLike, lanes: int) -> Memory:
+    """``memory`` as float32, refused unless it holds ``lanes`` lanes (the agent checks the rest).
+
+    Raises:
+        ValueError: another number of lanes, or not 4-d.
+    """
+    m = np.asarray(memory, dtype=np.float32)
+    if m.ndim != 4 or m.shape[2] != lanes:
+        raise ValueError(f"a memory of {lanes} lane(s) is (2, layers, {lanes}, hidden), got shape {m.shape}")
+    return m
+
+
+def _lane_flags(episode_start: bool | npt.ArrayLike, lanes: int) -> list[bool]:
+    """``episode_start`` as one flag per lane (one flag: the same for every lane).
+
+    Raises:
+        ValueError: neither one flag nor one per lane.
+    """
+    flags = np.asarray(episode_start, dtype=bool).reshape(-1)
+    if flags.size not in (1, lanes):
+        raise ValueError(f"episode_start: one flag or one per lane ({lanes}), got {flags.size}")
+    return [bool(flag) for flag in np.broadcast_to(flags, (lanes,))]

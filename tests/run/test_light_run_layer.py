@@ -106,7 +106,7 @@ def test_every_zoo_entry_is_read_and_checked_without_torch() -> None:
 
 
 _AGENT_PACKAGES = ("a2c", "awac", "bc", "cql", "crossq", "dqn", "iql", "iqn", "on_policy", "ppo", "qrdqn",
-                   "sac", "td3", "td3bc", "tqc")  # fmt: skip
+                   "recurrent_ppo", "sac", "td3", "td3bc", "tqc")  # fmt: skip
 
 
 def test_the_package_faces_still_give_every_name() -> None:

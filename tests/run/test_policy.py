@@ -56,6 +56,13 @@ def test_a_wrong_observation_shape_is_refused_with_both_shapes(run: Path) -> Non
         load_policy(run).predict(np.zeros(3, np.float32))
 
 
+def test_a_policy_without_memory_is_not_recurrent_and_refuses_predict_with_memory(run: Path) -> None:
+    policy = load_policy(run)
+    assert not policy.recurrent
+    with pytest.raises(ValueError, match=r"this policy has no memory; use predict\(obs\)"):
+        policy.predict_with_memory(np.zeros(4, np.float32))
+
+
 def test_the_run_evaluation_is_border_py_eval_and_a_gym_env_plays_seeded_episodes(run: Path) -> None:
     policy = load_policy(run)
     evaluation = evaluate_policy(policy)

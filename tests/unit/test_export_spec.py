@@ -1,8 +1,8 @@
 """The exported policy format as docs/export-format.md states it: the page's reference loader
 (examples/numpy_loader.py, plain numpy) acts as `NumpyPolicy` on every agent's ``mlp`` export, pixel
-policies' convolutions included, and the page
-names every key and value the writer emits, so a field cannot be added without the page saying what it
-means."""
+policies' convolutions included, and refuses the kinds it does not read (recurrent PPO's ``lstm``: see
+tests/agents/test_recurrent_export.py); and the page names every key and value the writer emits, so a field
+cannot be added without the page saying what it means."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 import torch
 
 from border_py import agents
-from border_py.agents import Bc, Dqn, DqnConfig, OnPolicyAgent
+from border_py.agents import Bc, Dqn, DqnConfig, OnPolicyAgent, RecurrentPpo, RecurrentPpoConfig
 from border_py.agents.greedy import MlpParts, f32
 from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy
@@ -31,6 +31,10 @@ from tests.unit.test_export import _assert_close, _observations
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "export-format.md"
 OTHER_KINDS = ("dqn_dueling", "iqn_even", "iqn_fixed")
 """test_export's agents that export a kind of their own (``dqn``, ``iqn``), not ``mlp``."""
+MEMORY_AGENTS = {"RecurrentPpo"}
+"""Agents whose policy has memory (the ``lstm`` kind): the reference loader's ``act(obs)`` has no memory to
+act with, so it refuses them (below); tests/agents/test_recurrent_export.py checks their exports against
+the agent instead."""
 MLP_AGENTS = sorted({*test_export.AGENTS, *test_export_mlp.AGENTS} - set(OTHER_KINDS))
 
 
@@ -126,7 +130,8 @@ def test_every_agent_that_exports_an_mlp_is_checked() -> None:
         and hasattr(cls, "greedy_policy")
         and not inspect.isabstract(cls)
     }
-    assert {type(_agent(name)).__name__ for name in MLP_AGENTS} == exporting - {"Iqn"}  # Iqn: the iqn kind
+    checked = {type(_agent(name)).__name__ for name in MLP_AGENTS}
+    assert checked == exporting - {"Iqn"} - MEMORY_AGENTS  # Iqn: the iqn kind
 
 
 def test_the_reference_loader_refuses_what_it_cannot_read(tmp_path: Path) -> None:
@@ -143,6 +148,14 @@ def test_the_reference_loader_refuses_what_it_cannot_read(tmp_path: Path) -> Non
     dueling = export_numpy(test_export.AGENTS["dqn_dueling"](), tmp_path / "dueling")
     with pytest.raises(ValueError, match="not an mlp policy"):
         load_policy(dueling)
+    with pytest.raises(ValueError, match="not an mlp policy"):  # lstm: acting on one observation is wrong
+        load_policy(export_numpy(_recurrent(), tmp_path / "lstm"))
+
+
+def _recurrent() -> RecurrentPpo:
+    """Recurrent PPO with its observations normalised: the ``lstm`` kind with ``obs_norm``."""
+    config = RecurrentPpoConfig(hidden=(8,), lstm_hidden=4, lstm_layers=2, normalize_obs=True)
+    return RecurrentPpo(config, Spaces(obs_shape=(3,), n_actions=2), seed=0)
 
 
 def _keys_and_names(data: Any, parent: str = "") -> Iterator[str]:
@@ -173,6 +186,7 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "dqn_cnn": test_export_cnn.AGENTS["dqn_cnn"](),  # conv, obs_shape of frames
         "dqn_dict": test_export_dict._dqn(test_export_dict.PARTS),  # obs_parts
         "dqn_masked": test_export_mask.Masked(test_export_mask._dqn()),  # action.mask, version 4
+        "recurrent_ppo": _recurrent(),  # lstm
     }
     page = PAGE.read_text()
     found: dict[str, set[str]] = {}
@@ -196,6 +210,9 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "divide_by",
         "obs_parts",
         "mask",
+        "lstm",
+        "weight_ih",
+        "lstm.{i}.bias_hh",
     }
     assert walked <= set(found)
     missing = {key: sorted(names) for key, names in found.items() if f"`{key}`" not in page}

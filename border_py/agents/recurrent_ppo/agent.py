@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+import numpy as np
+import numpy.typing as npt
 import torch
 
-from border_py.agents.greedy import MlpParts
+from border_py.agents.greedy import MlpParts, lstm_parts
 from border_py.agents.on_policy.model import ActorCritic
 from border_py.agents.ppo.agent import Ppo
 from border_py.agents.recurrent_ppo.model import RecurrentActorCritic
@@ -203,12 +206,34 @@ class RecurrentPpo(Ppo):
             return float(self._std(data["latent"]).mean())
 
     def greedy_policy(self) -> MlpParts:
-        """Refused: the export of a recurrent policy is not an MLP's.
+        """The eval-mode policy for export: PPO's (`OnPolicyAgent.greedy_policy`: the observation's
+        normalisation, the policy's layers, the argmax or the mean clipped to the box, the action mask) with
+        the policy's LSTM between the normalisation and the layers: the ``lstm`` kind of
+        docs/export-format.md. Its memory is the caller's to carry
+        (`border_py.export.NumpyPolicy.act_with_memory`)."""
+        return attrs.evolve(super().greedy_policy(), lstm=lstm_parts(self.net.lstm_pi))
+
+    def memory(self) -> npt.NDArray[np.float32] | None:
+        """A copy of the policy's memory of the lanes acting in the current mode (train or eval),
+        ``(2, layers, lanes, hidden)``: each layer's ``h``, then its ``c``; ``None`` before a lane started."""
+        memory = self._memory[self._train]
+        return None if memory is None else memory.detach().cpu().numpy().copy()
+
+    def set_memory(self, memory: npt.ArrayLike) -> None:
+        """Sets the policy's memory of the lanes acting in the current mode to ``memory`` (a copy), as
+        `memory` returns it: the next ``sample_batch`` of ``memory.shape[2]`` observations carries it on.
 
         Raises:
-            TypeError: always.
+            ValueError: ``memory`` is not a finite ``(2, layers, lanes, hidden)`` array of this policy's
+                layers and hidden size.
         """
-        raise TypeError("RecurrentPPO: its policy has memory; the MLP export does not take it")
+        m = np.array(memory, dtype=np.float32)
+        layers, hidden = self.net.memory_shape
+        if m.ndim != 4 or (m.shape[0], m.shape[1], m.shape[3]) != (2, layers, hidden) or m.shape[2] < 1:
+            raise ValueError(f"a memory is (2, {layers}, lanes, {hidden}): h then c, got shape {m.shape}")
+        if not np.isfinite(m).all():
+            raise ValueError("the memory holds values that are not finite")
+        self._memory[self._train] = torch.from_numpy(m).to(self.device)
 
     def _state(self) -> dict[str, Any]:
         return {
