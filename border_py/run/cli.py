@@ -35,11 +35,10 @@ import yaml
 from border_py.cli_parser import Parser
 from border_py.config import ConfigError
 from border_py.lock import ModelDirBusyError
-from border_py.run import codec, zoo
-from border_py.run.arguments import resume_data, saved_experiment, train_arguments, trust, user_code
+from border_py.run import arguments, codec, zoo
 from border_py.run.experiment import AnyExperiment
 from border_py.run.held_warnings import one_line_own_warnings
-from border_py.run.recording import RECORDERS, Tracking
+from border_py.run.recording import RECORDERS
 from border_py.trainer.interrupts import (
     ExperienceSourceError,
     Stopped,
@@ -189,44 +188,30 @@ def add_saved_flags(parser: argparse.ArgumentParser, episodes: bool) -> None:
     )
 
 
-def _tracking(args: argparse.Namespace) -> Tracking:
-    """The MLflow names and tags the flags give.
-
-    Raises:
-        ConfigError: a ``--tag`` without ``=``.
-    """
-    tags = dict(tag.partition("=")[::2] for tag in args.tag)
-    bad = [tag for tag in args.tag if "=" not in tag or not tag.partition("=")[0]]
-    if bad:
-        raise ConfigError(f"--tag {bad[0]!r}: expected key=value")
-    return Tracking(experiment=args.experiment, run_name=args.run_name, tags=tags)
-
-
-def resume_command(args: argparse.Namespace) -> int:
-    """``resume``: the run in ``args.model_dir`` from its newest checkpoint, its ``config.yaml`` changed
+def resume_command(request: arguments.ResumeRequest) -> int:
+    """``resume``: the run in ``request.model_dir`` from its newest checkpoint, its ``config.yaml`` changed
     by ``--set`` (a Ray cluster's address only from there: the one ``config.yaml`` names is dropped)."""
-    data, source = resume_data(args)
-    return train_data(data, source, args, resume=True)
+    data, source = arguments.resume_data(request)
+    return train_data(data, source, request.run, resume=True)
 
 
 def train_data(
-    data: dict[str, Any], source: str, args: argparse.Namespace, resume: bool, notes: tuple[str, ...] = ()
+    data: dict[str, Any], source: str, flags: arguments.RunFlags, resume: bool, notes: tuple[str, ...] = ()
 ) -> int:
-    """Trains (or resumes) the experiment ``data`` (plain data, its ``trainer.model_dir`` set) with the
-    options the flags of `add_run_flags` give; ``overwrite`` where ``args`` has it; ``notes`` are said
-    once the run's checks pass."""
+    """Trains (or resumes) the experiment ``data`` (plain data, its ``trainer.model_dir`` set) as the
+    ``flags`` say; ``notes`` are said once the run's checks pass."""
     from border_py.run.commands import TrainOptions, train
 
     experiment = codec.experiment_from_dict(data, source)
     options = TrainOptions(
         resume=resume,
-        overwrite=getattr(args, "overwrite", False),
-        progress=not args.no_progress,
-        recorder=args.recorder or _recorder_of(experiment, resume),
+        overwrite=flags.overwrite,
+        progress=flags.progress,
+        recorder=flags.recorder or _recorder_of(experiment, resume),
         source=source,
-        tracking=_tracking(args),
+        tracking=flags.tracking(),
         notes=notes,
-        trust_code=trust(args) is True,
+        trust_code=flags.trust is True,
     )
     train(experiment, options)
     return 0
@@ -245,18 +230,21 @@ def _recorder_of(experiment: AnyExperiment, resume: bool) -> Literal["tensorboar
     return "tensorboard"
 
 
-def saved_model_command(args: argparse.Namespace) -> int:
-    """``eval``, ``video`` or ``export`` (``args.verb``) of the saved model the flags name."""
+def saved_model_command(request: arguments.SavedModelRequest) -> int:
+    """``eval``, ``video`` or ``export`` (``request.action``) of the saved model the flags name."""
     from border_py.run import outputs
     from border_py.run.saved import evaluate
 
-    experiment = saved_experiment(args)
-    if args.verb == "eval":
-        evaluate(experiment, args.model_dir, args.checkpoint, args.episodes)
-    elif args.verb == "video":
-        outputs.record_video(experiment, args.model_dir, args.out, args.checkpoint, args.episodes or 1)
+    experiment = arguments.saved_experiment(request)
+    model_dir, checkpoint, out = request.model_dir, request.checkpoint, request.out
+    if request.action == "eval":
+        evaluate(experiment, model_dir, checkpoint, request.episodes)
+        return 0
+    assert out is not None  # video's and export's parsers require it
+    if request.action == "video":
+        outputs.record_video(experiment, model_dir, out, checkpoint, request.episodes or 1)
     else:
-        outputs.export_policy(experiment, args.model_dir, args.out, args.checkpoint)
+        outputs.export_policy(experiment, model_dir, out, checkpoint)
     return 0
 
 
@@ -276,13 +264,18 @@ def _zoo(algo: str | None, env_id: str | None = None, variant: str | None = None
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    """Runs the verb ``args`` parsed: its request is built here, where argparse returns, and handed on."""
     if args.verb == "train":
-        data, source, notes = train_arguments(args)
-        return train_data(data, source, args, resume=False, notes=notes)
+        request = _train_request(args)
+        data, source, notes = arguments.train_arguments(request)
+        return train_data(data, source, request.run, resume=False, notes=notes)
     if args.verb == "resume":
-        return resume_command(args)
+        resume = arguments.ResumeRequest(
+            model_dir=args.model_dir, overrides=tuple(args.set), run=arguments.RunFlags.from_args(args)
+        )
+        return resume_command(resume)
     if args.verb in ("eval", "video", "export"):
-        return saved_model_command(args)
+        return saved_model_command(_saved_request(args))
     if args.verb == "upload":
         from border_py.run.recording import upload_unsent
         from border_py.run.rundir import RunDir
@@ -292,8 +285,52 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == "tune":
         from border_py.run.tune import tune_command
 
-        return tune_command(args)
+        return tune_command(_tune_request(args))
     return _zoo(args.algo, args.env, args.variant)
+
+
+def _train_request(args: argparse.Namespace) -> arguments.TrainRequest:
+    return arguments.TrainRequest(
+        algo=args.algo,
+        env=args.env,
+        variant=args.variant,
+        config=args.config,
+        seed=args.seed,
+        actors=args.actors,
+        address=args.address,
+        model_dir=args.model_dir,
+        overrides=tuple(args.set),
+        run=arguments.RunFlags.from_args(args),
+    )
+
+
+def _saved_request(args: argparse.Namespace) -> arguments.SavedModelRequest:
+    return arguments.SavedModelRequest(
+        action=args.verb,
+        model_dir=args.model_dir,
+        config=args.config,
+        out=getattr(args, "out", None),  # video and export
+        checkpoint=args.checkpoint,
+        episodes=getattr(args, "episodes", None),  # eval and video
+        device=args.device,
+        trust=arguments.trust(args.trust_code),
+    )
+
+
+def _tune_request(args: argparse.Namespace) -> arguments.TuneRequest:
+    return arguments.TuneRequest(
+        algo=args.algo,
+        env=args.env,
+        variant=args.variant,
+        trials=args.trials,
+        storage=args.storage,
+        study=args.study,
+        out=args.out,
+        sampler_seed=args.sampler_seed,
+        startup_trials=args.startup_trials,
+        heartbeat=args.heartbeat,
+        overrides=tuple(args.set),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -309,7 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return guarded(lambda: datasets_main(argv[1:]))
     args = parser().parse_args(argv)
     # The current folder importable for this command only; border_py's own warnings one line each.
-    with user_code(args), one_line_own_warnings():
+    trust_code, env = getattr(args, "trust_code", False), getattr(args, "env", None)
+    with arguments.user_code(trust_code, env), one_line_own_warnings():
         return guarded(lambda: _dispatch(args))
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -42,7 +42,6 @@ from border_py.config import ConfigError
 from border_py.run import arguments, cli, codec
 from border_py.run.experiment import AnyExperiment, Experiment
 
-ACTIONS = ("train", "resume", "eval", "video", "export")
 FINETUNE_DIR = "finetune"
 """The fine-tuning stage's run directory, inside the first stage's."""
 
@@ -96,13 +95,15 @@ def run_cli(
         description: the help's text (the program's docstring, say).
     """
     args = parser(prog, description, finetune is not None).parse_args(argv)
-    with arguments.user_code(args):  # the current folder importable for this call only
+    with arguments.user_code(args.trust_code, None):  # the current folder importable for this call only
         return cli.guarded(lambda: _act(args, experiment, finetune))
 
 
 def _act(
     args: argparse.Namespace, experiment: AnyExperiment, finetune: Experiment[Any, Any, Any, Any] | None
 ) -> int:
+    """Runs the action ``args`` parsed: its request is built here, where argparse returns, and handed on
+    as `border_py.run.cli` hands on its verbs'."""
     model_dir = args.model_dir or _default_dir(experiment, args.seed)
     stage = experiment
     if getattr(args, "finetune", False):
@@ -110,9 +111,8 @@ def _act(
         stage, base, model_dir = finetune, model_dir, model_dir / FINETUNE_DIR
         if finetune.init_from is None:
             stage = attrs.evolve(finetune, init_from=str(base / "best"))
-    args.model_dir = model_dir
     # The program's own modules (its agent or env classes) are already imported: its run may name them.
-    args.trusted = {
+    trusted = {
         m
         for e in (experiment, finetune)
         if e
@@ -120,15 +120,30 @@ def _act(
     }
     if args.device is not None and (args.train or args.resume):
         raise ConfigError("--device goes with --eval, --video and --export (a run's: --set agent.device=...)")
+    run = arguments.RunFlags.from_args(args, trusted)
     if args.train:
-        return cli.train_data(_train_data(stage, args), "the program's experiment", args, resume=False)
+        data = _train_data(stage, args.seed, args.set, model_dir)
+        return cli.train_data(data, "the program's experiment", run, resume=False)
     if args.seed is not None or args.overwrite:
         raise ConfigError("--seed and --overwrite go with --train (the run directory's config says the rest)")
-    verb = next(name for name in ACTIONS if getattr(args, name))
-    if verb == "resume":
-        return cli.resume_command(args)
-    args.verb, args.config, args.out = verb, None, getattr(args, verb) if verb != "eval" else None
-    return cli.saved_model_command(args)
+    if args.resume:
+        return cli.resume_command(
+            arguments.ResumeRequest(model_dir=model_dir, overrides=tuple(args.set), run=run)
+        )
+    action: Literal["eval", "video", "export"] = (
+        "eval" if args.eval else "video" if args.video is not None else "export"
+    )
+    return cli.saved_model_command(
+        arguments.SavedModelRequest(
+            action=action,
+            model_dir=model_dir,
+            out=args.video if action == "video" else args.export,
+            checkpoint=args.checkpoint,
+            episodes=args.episodes,
+            device=args.device,
+            trust=run.trust,
+        )
+    )
 
 
 def _default_dir(experiment: AnyExperiment, seed: int | None) -> Path:
@@ -141,9 +156,11 @@ def _default_dir(experiment: AnyExperiment, seed: int | None) -> Path:
     )
 
 
-def _train_data(experiment: AnyExperiment, args: argparse.Namespace) -> dict[str, Any]:
+def _train_data(
+    experiment: AnyExperiment, seed: int | None, overrides: Sequence[str], model_dir: Path
+) -> dict[str, Any]:
     data = codec.experiment_to_dict(experiment)
-    seed = [f"trainer.seed={args.seed}"] if args.seed is not None else []
-    data = codec.apply_overrides(data, [*seed, *args.set])
-    data["trainer"]["model_dir"] = str(args.model_dir)
+    flags = [f"trainer.seed={seed}"] if seed is not None else []
+    data = codec.apply_overrides(data, [*flags, *overrides])
+    data["trainer"]["model_dir"] = str(model_dir)
     return data

@@ -44,7 +44,7 @@ import attrs
 import yaml
 
 from border_py.config import ConfigError
-from border_py.run import codec, zoo
+from border_py.run import arguments, codec, zoo
 from border_py.trainer.interrupts import TrainingInterrupted
 
 MAX_RETRIES = 3
@@ -254,7 +254,7 @@ def _objective(setup: TuneSetup, interrupted: list[int], stopped: list[int] | No
     return objective
 
 
-def _study(args: argparse.Namespace, setup: TuneSetup, name: str) -> Any:
+def _study(tuning: arguments.TuneRequest, setup: TuneSetup, name: str) -> Any:
     import optuna
     from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 
@@ -263,17 +263,17 @@ def _study(args: argparse.Namespace, setup: TuneSetup, name: str) -> Any:
         # killed trial rests on, and this code uses them as documented.
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         storage = RDBStorage(
-            args.storage,
-            heartbeat_interval=args.heartbeat,
-            grace_period=2 * args.heartbeat,
+            tuning.storage,
+            heartbeat_interval=tuning.heartbeat,
+            grace_period=2 * tuning.heartbeat,
             heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=MAX_RETRIES),
         )
     study = optuna.create_study(
         study_name=name,
         storage=storage,
         direction="maximize",
-        sampler=optuna.samplers.TPESampler(seed=args.sampler_seed, n_startup_trials=args.startup_trials),
-        pruner=optuna.pruners.MedianPruner(n_startup_trials=args.startup_trials),
+        sampler=optuna.samplers.TPESampler(seed=tuning.sampler_seed, n_startup_trials=tuning.startup_trials),
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=tuning.startup_trials),
         load_if_exists=True,
     )
     recorded = study.user_attrs.get("base_config")
@@ -283,7 +283,7 @@ def _study(args: argparse.Namespace, setup: TuneSetup, name: str) -> Any:
         study.set_user_attr("command", shlex.join(["border-py", "tune", *sys.argv[2:]]))
     elif recorded != json.loads(json.dumps(setup.base)):
         raise ConfigError(
-            f"study {name!r} in {args.storage} tunes another base experiment (its command: "
+            f"study {name!r} in {tuning.storage} tunes another base experiment (its command: "
             f"{study.user_attrs.get('command')}); give another --study or the same settings"
         )
     return study
@@ -350,24 +350,24 @@ def _retry_interrupted(study: Any, interrupted: list[int], exc: BaseException) -
     return 128 + signum
 
 
-def tune_command(args: argparse.Namespace) -> int:
+def tune_command(tuning: arguments.TuneRequest) -> int:
     """Runs ``border-py tune``: the study until it holds ``--trials`` finished trials; writes the best."""
     import optuna
 
-    if args.trials < 1:
-        raise ConfigError(f"--trials must be >= 1, got {args.trials}")
-    entry = zoo.entry(args.algo, args.env, args.variant)
-    base = codec.apply_overrides(entry.data, args.set)
-    name = args.study or f"{args.algo}-{args.env.replace('/', '-')}"
+    if tuning.trials < 1:
+        raise ConfigError(f"--trials must be >= 1, got {tuning.trials}")
+    entry = zoo.entry(tuning.algo, tuning.env, tuning.variant)
+    base = codec.apply_overrides(entry.data, tuning.overrides)
+    name = tuning.study or f"{tuning.algo}-{tuning.env.replace('/', '-')}"
     setup = TuneSetup(
         base=base,
         source=entry.source,
-        space=zoo.search_space(args.algo),
-        out=args.out or Path("runs/tune") / name,
+        space=zoo.search_space(tuning.algo),
+        out=tuning.out or Path("runs/tune") / name,
     )
     check_base(base, entry.source)  # a base train refuses fails here, before any trial
     setup.out.mkdir(parents=True, exist_ok=True)
-    study = _study(args, setup, name)
+    study = _study(tuning, setup, name)
     finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -379,10 +379,10 @@ def tune_command(args: argparse.Namespace) -> int:
     for handler in handlers:
         handler.addFilter(quiet)
     try:
-        if sum(t.state in finished for t in study.trials) < args.trials:
+        if sum(t.state in finished for t in study.trials) < tuning.trials:
             study.optimize(
                 _objective(setup, interrupted, stopped),
-                callbacks=[optuna.study.MaxTrialsCallback(args.trials, states=finished)],
+                callbacks=[optuna.study.MaxTrialsCallback(tuning.trials, states=finished)],
                 catch=(ConfigError, ValueError, RuntimeError),
             )
     except (TrainingInterrupted, KeyboardInterrupt) as exc:
