@@ -90,6 +90,23 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "learning_starts": 256,
         "policy_kwargs": {"net_arch": [256, 256]},
     },
+    # RL Zoo's sac.yml MountainCarContinuous-v0 (the zoo's entry translates it), for SB3's SAC: it needs
+    # gSDE, which SBX's SAC lacks.
+    ("sac", "MountainCarContinuous-v0"): {
+        "peer": ("stable_baselines3", "SAC"),
+        "n_timesteps": 50_000,
+        "learning_rate": 3e-4,
+        "buffer_size": 50_000,
+        "batch_size": 512,
+        "ent_coef": 0.1,
+        "train_freq": 32,
+        "gradient_steps": 32,
+        "gamma": 0.9999,
+        "tau": 0.01,
+        "learning_starts": 0,
+        "use_sde": True,
+        "policy_kwargs": {"log_std_init": -3.67, "net_arch": [64, 64], "use_expln": True},
+    },
     # RL Zoo's td3.yml Pendulum-v1 (gamma 0.98, buffer 2e5, 10,000 warm-up env steps, [400, 300], lr 1e-3,
     # Gaussian noise of std 0.1), for SBX.
     ("td3", "Pendulum-v1"): {

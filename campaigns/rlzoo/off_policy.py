@@ -8,6 +8,9 @@ every 256 env steps become one every 2, spread out rather than in blocks. ``lear
 opt steps here, and SB3 checks it only between blocks, so the target moves at most once per block.
 A ``lin_X`` learning rate falls linearly to 0 over the budget's opt steps (``schedule_opt_steps``): SB3's
 falls over its env steps, and an opt step is due every ``opt_interval`` of them after the warm-up.
+SAC's and TQC's gSDE (``use_sde``) keeps SB3's blocks whole: SB3 draws new noise weights at the start of
+each block, and border_py's SAC after each opt call, so an opt step of ``gradient_steps`` updates every
+``train_freq`` env steps draws them when SB3 does.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ def translate_off_policy(draft: Draft, env: EnvId) -> None:
     budget = budget_and_discount(draft)
     n_envs = _env_and_buffer(draft, env)
     per_opt = "n_updates_per_opt" if draft.algo in ("sac", "tqc", "td3", "ddpg") else None
-    block = _cadence(draft, n_envs, per_opt)
+    gsde = draft.algo in ("sac", "tqc") and _uses_gsde(draft)
+    block = _cadence(draft, n_envs, per_opt, keep_block=gsde)
     for key in ("batch_size", "tau"):
         value = typed(draft, key, int if key == "batch_size" else float)
         if value is not None:
@@ -41,7 +45,7 @@ def translate_off_policy(draft: Draft, env: EnvId) -> None:
         _q_learning(draft, budget, block)
     elif draft.algo in ("sac", "tqc"):
         _learning_rate(draft, budget, ("actor_lr", "critic_lr", "alpha_lr"))
-        _soft(draft)
+        _soft(draft, gsde)
     else:
         _learning_rate(draft, budget, ("actor_lr", "critic_lr"))
         _td3(draft)
@@ -60,9 +64,20 @@ def _env_and_buffer(draft: Draft, env: EnvId) -> int:
     return n_envs
 
 
-def _cadence(draft: Draft, n_envs: int, per_opt: str | None) -> tuple[int, int] | None:
+def _uses_gsde(draft: Draft) -> bool:
+    """``use_sde``: a boolean, else refused (and ``False``)."""
+    use = draft.take("use_sde")
+    if not isinstance(use, bool):
+        draft.refuse("use_sde", f"{use!r} is not a boolean")
+        return False
+    return use
+
+
+def _cadence(
+    draft: Draft, n_envs: int, per_opt: str | None, keep_block: bool = False
+) -> tuple[int, int] | None:
     """``train_freq`` and ``gradient_steps`` as ``trainer.opt_interval`` (and ``per_opt`` updates per
-    opt step); returns SB3's block: (env steps, updates)."""
+    opt step), the ratio reduced unless ``keep_block``; returns SB3's block: (env steps, updates)."""
     freq, grads = draft.take("train_freq"), draft.take("gradient_steps")
     if isinstance(freq, list) and len(freq) == 2 and freq[1] == "step":
         freq = freq[0]
@@ -80,6 +95,14 @@ def _cadence(draft: Draft, n_envs: int, per_opt: str | None) -> tuple[int, int] 
             "gradient_steps", f"{updates} updates every {env_steps} env steps: DQN's opt step is one"
         )
         return None
+    if keep_block and per_opt is not None:
+        draft.put("trainer", opt_interval=env_steps)
+        draft.put("agent", **{per_opt: updates})
+        draft.note(
+            f"train_freq {freq} / gradient_steps {grads}: {updates} updates every {env_steps} env steps in "
+            "one opt step, not spread out (gSDE's noise weights change once per block, as SB3's do)"
+        )
+        return env_steps, updates
     draft.put("trainer", opt_interval=ratio.denominator)
     if per_opt is not None:
         draft.put("agent", **{per_opt: ratio.numerator})
@@ -133,8 +156,8 @@ def _q_learning(draft: Draft, budget: int | None, block: tuple[int, int] | None)
     off_policy_policy(draft, ("hidden",), ("n_quantiles",) if draft.algo == "qrdqn" else ())
 
 
-def _soft(draft: Draft) -> None:
-    """SAC's and TQC's: the entropy coefficient, the target, gSDE (refused), the quantiles."""
+def _soft(draft: Draft, gsde: bool) -> None:
+    """SAC's and TQC's: the entropy coefficient, the target, gSDE, the quantiles."""
     coef = draft.take("ent_coef")
     start = coef.partition("_")[2] if isinstance(coef, str) and coef.startswith("auto") else None
     if start is not None and re.fullmatch(r"|\d*\.?\d+(e-?\d+)?", start):
@@ -147,16 +170,37 @@ def _soft(draft: Draft) -> None:
     draft.put("agent", target_entropy=None if target == "auto" else number(draft, "target_entropy", target))
     if draft.take("target_update_interval") != 1:
         draft.refuse("target_update_interval", "border_py's SAC moves its targets after every update")
-    if draft.take("use_sde"):
-        draft.refuse("use_sde", f"gSDE: border_py's {draft.algo} has none")
-    for key in ("sde_sample_freq", "use_sde_at_warmup"):
-        if draft.has(key):
-            draft.refuse(key, f"gSDE's: border_py's {draft.algo} has none")
-        draft.take(key)
+    _gsde(draft, gsde)
     if draft.algo == "tqc":
         draft.put("agent", top_quantiles_to_drop_per_net=as_int(draft, "top_quantiles_to_drop_per_net"))
     extra = ("n_critics", "n_quantiles") if draft.algo == "tqc" else ("n_critics",)
     off_policy_policy(draft, ("actor_hidden", "critic_hidden"), extra)
+
+
+def _gsde(draft: Draft, gsde: bool) -> None:
+    """``use_sde``'s companions: ``sde_sample_freq`` (SB3's -1, once per block, is ``None``: once per opt
+    step; a count restarts at each block in SB3 and at each opt step here) and ``use_sde_at_warmup``
+    (border_py's warm-up always acts with the policy). Its policy keywords are `off_policy_policy`'s."""
+    freq, at_warmup = draft.take("sde_sample_freq"), draft.take("use_sde_at_warmup")
+    draft.put("agent", gsde=gsde)
+    if isinstance(freq, int) and not isinstance(freq, bool) and freq > 0:
+        draft.put("agent", sde_sample_freq=freq)
+    elif freq == -1:
+        draft.put("agent", sde_sample_freq=None)
+    else:
+        draft.refuse("sde_sample_freq", f"{freq!r}: expected -1 or a positive whole number")
+    if not isinstance(at_warmup, bool):
+        draft.refuse("use_sde_at_warmup", f"{at_warmup!r} is not a boolean")
+    warmup = draft.data.get("trainer", {}).get("warmup_period")
+    if gsde and warmup:
+        how = "with gSDE" if at_warmup else "uniformly at random (use_sde_at_warmup false)"
+        draws = f"every {freq} env steps" if freq != -1 else "once, kept until the first opt step"
+        draft.note(
+            f"warm-up of {warmup:,} env steps: SB3 acts {how}; border_py acts with the policy and gSDE, "
+            f"its noise weights drawn {draws}"
+        )
+    if gsde:
+        draft.note("gSDE: SB3's policy holds its mean in [-2, 2] (clip_mean), border_py's does not")
 
 
 def _td3(draft: Draft) -> None:

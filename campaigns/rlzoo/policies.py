@@ -126,4 +126,19 @@ def off_policy_policy(draft: Draft, fields: tuple[str, ...], extra: tuple[str, .
             draft.put("agent", **{key: value})
         else:
             draft.refuse(f"policy_kwargs.{key}", f"{value!r} is not a positive whole number")
+    if draft.algo in ("sac", "tqc"):
+        _gsde_policy(draft, kwargs)
     refuse_rest(draft, kwargs)
+
+
+def _gsde_policy(draft: Draft, kwargs: dict[str, Any]) -> None:
+    """SAC's and TQC's gSDE keywords (SB3 reads them with ``use_sde`` only): the noise weights' initial
+    log-std and ``expln``."""
+    log_std_init = number(draft, "policy_kwargs.log_std_init", kwargs.pop("log_std_init"))
+    if log_std_init is not None:
+        draft.put("agent", log_std_init=log_std_init)
+    use_expln = kwargs.pop("use_expln")
+    if isinstance(use_expln, bool):
+        draft.put("agent", use_expln=use_expln)
+    else:
+        draft.refuse("policy_kwargs.use_expln", f"{use_expln!r} is not a boolean")

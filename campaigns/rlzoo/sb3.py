@@ -53,11 +53,19 @@ Zoo's own keys, 1 and off)."""
 
 _ACTOR_CRITIC_POLICY = {"net_arch": [64, 64], "activation_fn": Symbol("nn.Tanh"), "ortho_init": True,
                         "log_std_init": 0.0}  # fmt: skip
+_GSDE_POLICY = {"log_std_init": -3.0, "use_expln": False}
+"""SAC's and TQC's gSDE keywords (their policies' defaults; read with ``use_sde`` only)."""
 POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
     "dqn": {"net_arch": [64, 64], "activation_fn": Symbol("nn.ReLU")},
     "qrdqn": {"net_arch": [64, 64], "activation_fn": Symbol("nn.ReLU"), "n_quantiles": 200},
-    "sac": {"net_arch": [256, 256], "activation_fn": Symbol("nn.ReLU"), "n_critics": 2},
-    "tqc": {"net_arch": [256, 256], "activation_fn": Symbol("nn.ReLU"), "n_critics": 2, "n_quantiles": 25},
+    "sac": {"net_arch": [256, 256], "activation_fn": Symbol("nn.ReLU"), "n_critics": 2, **_GSDE_POLICY},
+    "tqc": {
+        "net_arch": [256, 256],
+        "activation_fn": Symbol("nn.ReLU"),
+        "n_critics": 2,
+        "n_quantiles": 25,
+        **_GSDE_POLICY,
+    },
     "td3": {"net_arch": [400, 300], "activation_fn": Symbol("nn.ReLU"), "n_critics": 2},
     "ddpg": {"net_arch": [400, 300], "activation_fn": Symbol("nn.ReLU"), "n_critics": 1},
     "ppo": _ACTOR_CRITIC_POLICY,

@@ -76,6 +76,20 @@ CASES: dict[str, tuple[Any, Spaces, str]] = {
     # Cases added after 0.2.0 are written by the code that added them (QR-DQN: after 0.2.0, unreleased).
     "qrdqn": (QrDqnConfig(n_quantiles=5, hidden=TINY, target_update_interval=2), DISCRETE, "per"),
     "sac": (SacConfig(actor_hidden=TINY, critic_hidden=TINY, batch_size=16), BOX, "replay"),
+    # SAC with gSDE: after 0.2.0, unreleased. New weights every 2nd act; its log-stds end on both sides of 0.
+    "sac_gsde": (
+        SacConfig(
+            actor_hidden=TINY,
+            critic_hidden=TINY,
+            batch_size=16,
+            gsde=True,
+            sde_sample_freq=2,
+            use_expln=True,
+            log_std_init=-0.001,
+        ),
+        BOX,
+        "replay",
+    ),
     "tqc": (
         TqcConfig(actor_hidden=TINY, critic_hidden=TINY, batch_size=16, n_critics=3, n_quantiles=4),
         BOX,

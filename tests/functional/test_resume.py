@@ -1,8 +1,9 @@
 """Exact resume: 2N opt steps in one run end where N opt steps + resume + N opt steps do.
 
 Each agent trains on a real Gymnasium env with its own randomness (epsilon-greedy and prioritized replay
-for DQN, tau sampling for IQN, policy noise for SAC) and the checkpoint falls in the middle of an episode,
-so the env, the n-step processor's pending rewards, the buffer and every RNG must all come back.
+for DQN, tau sampling for IQN, policy noise for SAC, gSDE's noise weights) and the checkpoint falls in the
+middle of an episode, so the env, the n-step processor's pending rewards, the buffer and every RNG must all
+come back.
 """
 
 from __future__ import annotations
@@ -102,6 +103,22 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         ),
         False,
     ),
+    "sac-gsde": (  # gSDE's weights drawn every 3rd act and after each opt call (every 4 env steps here)
+        "Pendulum-v1",
+        lambda env: Sac(
+            SacConfig(
+                actor_hidden=(32, 32),
+                critic_hidden=(32, 32),
+                batch_size=32,
+                gsde=True,
+                sde_sample_freq=3,
+                use_expln=True,
+            ),
+            env.spaces,
+            seed=3,
+        ),
+        False,
+    ),
     "tqc": (
         "Pendulum-v1",
         lambda env: Tqc(
@@ -129,6 +146,8 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
         False,
     ),
 }
+OPT_INTERVAL = {"sac-gsde": 4}
+"""In env steps, where a case's is not 1: gSDE's acting weights then outlive an env step."""
 
 
 def _train(
@@ -138,6 +157,7 @@ def _train(
     config = TrainerConfig(
         max_opts=max_opts,
         warmup_period=70,
+        opt_interval=OPT_INTERVAL.get(case, 1),
         eval_interval=40,
         record_interval=30,
         save_interval=120,

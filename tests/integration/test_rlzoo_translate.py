@@ -85,7 +85,7 @@ def test_a_ppo_entry_with_sub_envs_and_linear_schedules() -> None:
     assert found.data["step_processor"] == {"gamma": 0.98, "type": "simple"}
 
 
-def test_a_sac_entry_spreads_its_update_blocks_and_refuses_gsde_by_name() -> None:
+def test_a_sac_entry_spreads_its_update_blocks_and_refuses_episodes_by_name() -> None:
     entry: dict[str, Any] = {
         "n_timesteps": 5e4, "policy": "MlpPolicy", "train_freq": 8, "gradient_steps": 16,
         "learning_starts": 1000, "learning_rate": 7.3e-4, "ent_coef": "auto_0.1",
@@ -101,9 +101,54 @@ def test_a_sac_entry_spreads_its_update_blocks_and_refuses_gsde_by_name() -> Non
     assert (agent["auto_alpha"], agent["init_alpha"]) == (True, 0.1)
     assert (agent["actor_hidden"], agent["critic_hidden"]) == ([64], [400, 300])
 
-    refused = translate_entry("sac", "Pendulum-v1", {**entry, "use_sde": True, "train_freq": [1, "episode"]})
+    refused = translate_entry("sac", "Pendulum-v1", {**entry, "train_freq": [1, "episode"]})
     assert refused.data is None
-    assert [r.key for r in refused.refused] == ["train_freq", "use_sde"]
+    assert [r.key for r in refused.refused] == ["train_freq"]
+
+
+def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
+    entry: dict[str, Any] = {  # RL Zoo's sac.yml MountainCarContinuous-v0, with a warm-up
+        "n_timesteps": 5e4, "policy": "MlpPolicy", "batch_size": 512, "ent_coef": 0.1, "train_freq": 32,
+        "gradient_steps": 32, "gamma": 0.9999, "tau": 0.01, "learning_starts": 1000, "use_sde": True,
+        "policy_kwargs": "dict(log_std_init=-3.67, net_arch=[64, 64], use_expln=True)",
+    }  # fmt: skip
+    found = translate_entry("sac", "MountainCarContinuous-v0", entry)
+    assert found.refused == ()
+    assert found.data is not None
+    # SB3 draws new noise weights at each block: kept whole, one opt step of 32 updates every 32 env steps.
+    assert (found.data["trainer"]["opt_interval"], found.data["agent"]["n_updates_per_opt"]) == (32, 32)
+    agent = found.data["agent"]
+    assert (agent["gsde"], agent["sde_sample_freq"], agent["log_std_init"], agent["use_expln"]) == (
+        True,
+        None,  # SB3's -1: once per block
+        -3.67,
+        True,
+    )
+    assert (agent["auto_alpha"], agent["init_alpha"]) == (False, 0.1)
+    assert any("warm-up of 1,000 env steps: SB3 acts uniformly at random" in n for n in found.notes)
+    assert any("clip_mean" in n for n in found.notes)
+
+    tqc = translate_entry(
+        "tqc", "BipedalWalker-v3", {**entry, "sde_sample_freq": 8, "use_sde_at_warmup": True}
+    )
+    assert tqc.data is not None
+    assert (tqc.data["agent"]["gsde"], tqc.data["agent"]["sde_sample_freq"]) == (True, 8)
+    assert any("SB3 acts with gSDE; border_py acts" in n and "every 8 env steps" in n for n in tqc.notes)
+
+    plain = translate_entry("sac", "MountainCarContinuous-v0", {**entry, "use_sde": False})
+    assert plain.data is not None
+    assert (plain.data["trainer"]["opt_interval"], plain.data["agent"]["n_updates_per_opt"]) == (1, 1)
+    assert plain.data["agent"]["gsde"] is False
+
+    bad = translate_entry("sac", "MountainCarContinuous-v0", {
+        **entry, "sde_sample_freq": 0, "use_sde_at_warmup": "yes",
+        "policy_kwargs": "dict(use_expln=1, clip_mean=1.0)",
+    })  # fmt: skip
+    assert sorted(r.key for r in bad.refused) == [
+        "policy_kwargs.clip_mean", "policy_kwargs.use_expln", "sde_sample_freq", "use_sde_at_warmup",
+    ]  # fmt: skip
+    td3 = translate_entry("td3", "Pendulum-v1", {**entry, "use_sde": True})
+    assert "use_sde" in [r.key for r in td3.refused]  # border_py's TD3 has no gSDE
 
 
 def test_a_dqn_entry_explores_over_a_fraction_of_its_budget_in_env_steps() -> None:
@@ -212,8 +257,12 @@ def test_the_script_translates_rl_zoos_files_and_reports_what_it_wrote(
     listed = set(re.findall(r"^- `([^`]+)` \(rl_zoo3", _section(report, "Refused"), re.M))
     assert listed == refused
     assert len(refused) == counts["refused"]
-    assert "- `use_sde`: 5" in report
-    assert "sac MountainCarContinuous-v0" in refused
+    assert "use_sde" not in _section(report, "Refused")  # SAC's and TQC's gSDE is translated
+    # Translated; refused by border_py for the defaults' eval_interval, which the zoo's own entry sets.
+    assert "sac MountainCarContinuous-v0" in blocked
+    assert (
+        "Same in every field the translation sets." in report.split("### `sac MountainCarContinuous-v0`")[1]
+    )
     assert counts["skipped"] == sum(1 for o in outcomes if o.skipped)
     assert sum(counts.values()) == len(outcomes)
 

@@ -86,7 +86,7 @@ class CrossQ(SoftActorCritic["CrossQConfig", CrossQParts]):
         )
         with seeded(seed):
             actor_norm = (lambda width: norm((width,))) if c.actor_batch_norm else None
-            actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max, actor_norm)
+            actor = self._gaussian_actor(actor_norm)
             critic = CriticEnsemble(
                 obs_dim, act_dim, c.critic_hidden, c.n_critics, norm=lambda n, width: norm((n, 1, width))
             )

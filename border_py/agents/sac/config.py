@@ -61,9 +61,25 @@ class SoftActorCriticConfig:
     n_updates_per_opt: int = attrs.field(default=1, validator=attrs.validators.ge(1))
     """Gradient updates (each on its own batch) per ``opt`` call."""
     log_std_min: float = attrs.field(default=-20.0, validator=finite)
-    """The policy's log standard deviation is clamped to ``[log_std_min, log_std_max]``."""
+    """The policy's log standard deviation is clamped to ``[log_std_min, log_std_max]`` (not gSDE's)."""
     log_std_max: float = attrs.field(default=2.0, validator=finite)
     """See ``log_std_min``."""
+    gsde: bool = False
+    """Generalized state-dependent exploration (Raffin et al., 2021; SB3's SAC ``use_sde``): the noise
+    before the squash is ``latent(s) @ W``, ``latent`` the policy's last hidden features and ``W`` a
+    ``(latent_dim, act_dim)`` matrix drawn from ``N(0, std^2)`` with learnt ``std``, held while acting
+    (``sde_sample_freq``) instead of fresh per step; each update draws its own."""
+    sde_sample_freq: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.gt(0))
+    )
+    """In env steps of each sub-env (gSDE): how often new noise weights are drawn while acting, counted
+    from the last ``opt`` call; ``None``: once after each ``opt`` call (SB3's ``-1``: once per
+    ``train_freq`` block, which the zoo's ``trainer.opt_interval`` is)."""
+    log_std_init: float = attrs.field(default=-3.0, validator=finite)
+    """Unitless (gSDE): the initial log standard deviation of every noise weight (SB3's SAC default)."""
+    use_expln: bool = False
+    """gSDE: the noise weights' standard deviations are ``expln(log_std)`` (``exp`` up to 0, then ``log1p +
+    1``: it grows slowly) rather than ``exp(log_std)`` (SB3's ``use_expln``)."""
     max_grad_norm: float | None = attrs.field(
         default=None, validator=attrs.validators.optional(positive_finite)
     )

@@ -1,4 +1,4 @@
-"""SAC's loss math as pure functions of tensors."""
+"""SAC's loss math, and gSDE's noise and its law, as pure functions of tensors."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import torch.nn.functional as F
 
 _LOG_2PI = math.log(2.0 * math.pi)
 _LOG_2 = math.log(2.0)
+_SDE_EPS = 1e-6
+"""gSDE's epsilon (SB3's): in the expln branch above 0 and under the square root of the noise's variance."""
 
 
 def squashed_gaussian_log_prob(
@@ -95,3 +97,47 @@ def alpha_loss(log_alpha: torch.Tensor, log_prob: torch.Tensor, target_entropy: 
         tensor(-0.)
     """
     return -(log_alpha * (log_prob + target_entropy).detach()).mean()
+
+
+def gsde_weight_std(log_std: torch.Tensor, use_expln: bool) -> torch.Tensor:
+    """The standard deviations of gSDE's noise weights from their learnt log, ``(latent_dim, act_dim)``:
+    ``exp(log_std)``, or with ``use_expln`` (Raffin et al., 2021; SB3's ``get_std``) ``exp(log_std)`` up
+    to 0 and ``log1p(log_std + 1e-6) + 1`` above, which grows as a log rather than exponentially.
+
+    Examples:
+        >>> gsde_weight_std(torch.tensor([0.0, 1.0]), use_expln=True)  # exp(0); log(2 + 1e-6) + 1
+        tensor([1.0000, 1.6931])
+    """
+    if not use_expln:
+        return log_std.exp()
+    above = log_std > 0
+    # Each branch is computed where it is finite and masked by multiplication (SB3's arithmetic): no NaN
+    # from log1p of a value below -1 reaches the gradient.
+    below_part = log_std.exp() * ~above
+    above_part = (torch.log1p(log_std * above + _SDE_EPS) + 1.0) * above
+    return below_part + above_part
+
+
+def gsde_noise(latent: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """gSDE's noise ``latent @ W``, ``(batch, act_dim)``: one matrix ``W`` ``(latent_dim, act_dim)`` for
+    the whole batch, or one per row ``(batch, latent_dim, act_dim)`` (each sub-env's own).
+
+    Examples:
+        >>> gsde_noise(torch.tensor([[1.0, 2.0]]), torch.tensor([[0.5], [-1.0]]))  # 0.5 - 2
+        tensor([[-1.5000]])
+    """
+    if weights.dim() == 2:
+        return latent @ weights
+    return torch.bmm(latent.unsqueeze(1), weights).squeeze(1)
+
+
+def gsde_log_std(latent: torch.Tensor, weight_std: torch.Tensor) -> torch.Tensor:
+    """The log standard deviation of gSDE's noise ``latent @ W``, ``W ~ N(0, weight_std^2)``, in each
+    state: ``0.5 log(latent^2 @ weight_std^2 + 1e-6)``, ``(batch, act_dim)`` (SB3's variance, with its
+    epsilon). The noise has this Gaussian law given the state, which the action's log-probability uses.
+
+    Examples:
+        >>> float(gsde_log_std(torch.tensor([[3.0, 4.0]]), torch.ones(2, 1)).exp())  # sqrt(9 + 16 + 1e-6)
+        5.0
+    """
+    return 0.5 * torch.log(latent**2 @ weight_std**2 + _SDE_EPS)

@@ -1,5 +1,5 @@
-"""SAC's policy network: a tanh-squashed Gaussian (its critics are the toolkit's
-`CriticEnsemble`)."""
+"""SAC's policy network: a tanh-squashed Gaussian, with a state-independent-per-output head or gSDE's
+noise weights (its critics are the toolkit's `CriticEnsemble`)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,23 @@ class GaussianActor(nn.Module):
     With ``norm`` (CrossQ), the network normalises its input and each hidden activation (`mlp`'s
     ``norm``).
 
+    With ``gsde_log_std_init`` (generalized state-dependent exploration, SB3's SAC ``use_sde``) the network
+    outputs the mean alone, and the noise comes from ``log_std``, a parameter of shape ``(latent_dim,
+    act_dim)`` (the log standard deviations of the noise weights, all at ``gsde_log_std_init`` at first),
+    and the last hidden layer's features ``latent`` (``latent_dim`` is its width, or ``obs_dim`` without
+    hidden layers); `forward` then returns ``(mean, latent)``.
+
     Examples:
         >>> mean, log_std = GaussianActor(3, 2, (8,), -20.0, 2.0)(torch.zeros(5, 3))
         >>> mean.shape, log_std.shape
         (torch.Size([5, 2]), torch.Size([5, 2]))
+        >>> gsde = GaussianActor(3, 2, (8,), -20.0, 2.0, gsde_log_std_init=-3.0)
+        >>> mean, latent = gsde(torch.zeros(5, 3))
+        >>> mean.shape, latent.shape, gsde.log_std.shape
+        (torch.Size([5, 2]), torch.Size([5, 8]), torch.Size([8, 2]))
     """
+
+    log_std: nn.Parameter | None
 
     def __init__(
         self,
@@ -33,13 +45,27 @@ class GaussianActor(nn.Module):
         log_std_min: float,
         log_std_max: float,
         norm: Callable[[int], nn.Module] | None = None,
+        *,
+        gsde_log_std_init: float | None = None,
     ) -> None:
         super().__init__()
-        self.net = mlp(obs_dim, 2 * act_dim, hidden, norm)
+        gsde = gsde_log_std_init is not None
+        self.net = mlp(obs_dim, act_dim if gsde else 2 * act_dim, hidden, norm)
         self.log_std_min = log_std_min
         self.log_std_max = log_std_max
+        self.log_std = None
+        if gsde_log_std_init is not None:
+            latent_dim = hidden[-1] if hidden else obs_dim
+            self.log_std = nn.Parameter(torch.full((latent_dim, act_dim), float(gsde_log_std_init)))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Returns ``(mean, log_std)`` of ``u``, each ``(batch, act_dim)``."""
-        mean, log_std = self.net(obs).chunk(2, dim=-1)
-        return mean, log_std.clamp(self.log_std_min, self.log_std_max)
+        """Returns ``(mean, log_std)`` of ``u``, each ``(batch, act_dim)``; with gSDE ``(mean, latent)``,
+        ``latent`` ``(batch, latent_dim)``: the features the noise is made from."""
+        if self.log_std is None:
+            mean, log_std = self.net(obs).chunk(2, dim=-1)
+            return mean, log_std.clamp(self.log_std_min, self.log_std_max)
+        *body, head = self.net
+        latent = obs
+        for layer in body:
+            latent = layer(latent)
+        return head(latent), latent
