@@ -1,8 +1,9 @@
 """What the goal-relabelling benchmarks share (``benchmarks.her_point_goal``, ``benchmarks.her_fetch``):
 border_py's zoo entry and Stable-Baselines3's SAC + ``HerReplayBuffer`` trained at the same settings and
 budget, seed by seed, each final model playing the same deterministic episodes (reset seeds
-``eval_seed + i``): the success rate (``info["is_success"]`` at the episode's last step), the mean return,
-and the training wall-clock (ours includes the zoo entry's evaluations and saves; SB3's is ``learn``).
+``eval_seed + i``): the success rate (``info["is_success"]``, or the task's ``success_key``, at the
+episode's last step), the mean return, and the training wall-clock (ours includes the zoo entry's
+evaluations and saves; SB3's is ``learn``).
 
 The SB3 side runs in the peers' virtualenv (``benchmarks/peers_venv.sh``): `Task.register` makes the env
 id known there as border_py's env path would. Each run writes ``<out>/<side>/seed<N>.json``; ``table``
@@ -50,6 +51,9 @@ class Task:
     """The evaluation episodes each final model plays."""
     eval_seed: int = 10_000
     """Episode ``i`` is reset with seed ``eval_seed + i``."""
+    success_key: str = "is_success"
+    """The ``info`` key that says, at an episode's last step, whether it reached its goal (a maze's:
+    ``success``)."""
 
 
 def play(task: Task, predict: Predict) -> dict[str, float]:
@@ -63,7 +67,7 @@ def play(task: Task, predict: Predict) -> dict[str, float]:
         while not done:
             obs, reward, terminated, truncated, info = env.step(predict(obs))
             total, done = total + float(reward), terminated or truncated
-        successes += bool(info["is_success"])
+        successes += bool(info[task.success_key])
         returns.append(total)
     env.close()
     return {"success_rate": successes / task.episodes, "mean_return": float(np.mean(returns))}
