@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from benchmarks import her_fetch
 from benchmarks.her_sides import Task, play, table
 from border_py.envs.robotics import import_robotics
 
@@ -45,19 +46,12 @@ ENV = "PointMaze_UMaze-v3"
 ENV_KWARGS: dict[str, Any] = {"reward_type": "sparse", "continuing_task": True, "reset_target": False}
 """The env's defaults, spelled out as the zoo entry does: both sides and the evaluation."""
 SB3_SETTINGS: dict[str, Any] = {
-    "learning_rate": 1e-3,
-    "buffer_size": 1_000_000,
-    "learning_starts": 1_000,
-    "batch_size": 256,
-    "tau": 0.005,
+    **her_fetch.SB3_SETTINGS,
     "gamma": 0.99,
-    "ent_coef": "auto",
-    "train_freq": 1,
-    "gradient_steps": 1,
     "policy_kwargs": {"net_arch": [256, 256]},
-    "replay_buffer_kwargs": {"n_sampled_goal": 4, "goal_selection_strategy": "future"},
 }
-"""The zoo's sac entry for the env (border_py/zoo/sac.yaml) in SB3's names."""
+"""The zoo's sac entry for the env (border_py/zoo/sac.yaml) in SB3's names: FetchReach's, with gamma 0.99 and
+256x256 networks."""
 STEPS = 50_000
 INTERVAL = 5_000
 

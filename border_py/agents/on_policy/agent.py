@@ -18,7 +18,7 @@ from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers, ma
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.on_policy.config import OnPolicyConfig
 from border_py.agents.on_policy.model import ActorCritic, SharedTrunk, masked_logits
-from border_py.agents.on_policy.returns import explained_variance, gae
+from border_py.agents.on_policy.returns import bootstrap_values, explained_variance, gae
 from border_py.agents.parts import Trained, seeded
 from border_py.agents.toolkit import saved_count, torch_device
 from border_py.agents.torch_agent import TorchAgent
@@ -293,14 +293,12 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         if self.config.encoder is None:
             n = rollout.shape[0] * rollout.shape[1]
             return self.parts.model.net.value(self._network_obs(rollout.next_obs, n)).reshape(value.shape)
-        next_value = torch.zeros_like(value)
-        next_value[:-1] = value[1:]
-        need = rollout.is_truncated > 0
-        need[-1] = True
-        rows = need.reshape(-1).nonzero().squeeze(1)
-        next_obs = rollout.next_obs.reshape(-1, *rollout.next_obs.shape[2:])[rows]
-        next_value.view(-1)[rows] = self.parts.model.net.value(self._network_obs(next_obs, len(rows)))
-        return next_value
+        next_obs = rollout.next_obs.reshape(-1, *rollout.next_obs.shape[2:])
+        return bootstrap_values(
+            rollout,
+            value,
+            lambda rows: self.parts.model.net.value(self._network_obs(next_obs[rows], len(rows))),
+        )
 
     def _normalized(self, advantage: torch.Tensor) -> torch.Tensor:
         """The advantages normalised to mean 0 and std 1 when ``normalize_advantage`` (and there is more

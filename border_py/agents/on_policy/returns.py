@@ -1,9 +1,14 @@
-"""What the on-policy agents compute from a rollout, as pure functions of tensors: generalized advantage
-estimates and returns, and how much of the returns' variance the values explain."""
+"""What the on-policy agents compute from a rollout, as pure functions of tensors: the values a rollout
+bootstraps from, generalized advantage estimates and returns, and how much of the returns' variance the
+values explain."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
+
+from border_py.replay_buffer.rollout import Rollout
 
 
 def gae(
@@ -51,3 +56,18 @@ def explained_variance(prediction: torch.Tensor, target: torch.Tensor) -> float:
     """
     var = torch.var(target)
     return float("nan") if float(var) == 0.0 else float(1.0 - torch.var(target - prediction) / var)
+
+
+def bootstrap_values(
+    rollout: Rollout, value: torch.Tensor, value_at: Callable[[torch.Tensor], torch.Tensor]
+) -> torch.Tensor:
+    """``V(next_obs)`` of every step of ``rollout``, ``(n_steps, num_envs)``: where a sub-env's episode went
+    on, the next step's ``value``; at truncations and the rollout's last step, ``value_at(rows)`` (the
+    flat, step-major rows); after a termination anything (it is multiplied by 0)."""
+    next_value = torch.zeros_like(value)
+    next_value[:-1] = value[1:]
+    need = rollout.is_truncated > 0
+    need[-1] = True
+    rows = need.reshape(-1).nonzero().squeeze(1)
+    next_value.view(-1)[rows] = value_at(rows)
+    return next_value

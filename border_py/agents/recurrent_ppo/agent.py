@@ -13,6 +13,7 @@ import torch
 
 from border_py.agents.greedy import MlpParts, lstm_parts
 from border_py.agents.on_policy.model import ActorCritic
+from border_py.agents.on_policy.returns import bootstrap_values
 from border_py.agents.ppo.agent import Ppo
 from border_py.agents.recurrent_ppo.model import RecurrentActorCritic
 from border_py.agents.recurrent_ppo.sequences import cut, episode_starts, pack, padded
@@ -132,9 +133,8 @@ class RecurrentPpo(Ppo):
         memory = self._rollout_memory
         if memory is None or memory.shape[2] != num_envs:
             memory = self.net.zero_memory(4, num_envs, self.device)
-        keep = (
-            (rollout.is_terminated + rollout.is_truncated == 0).to(memory.dtype).reshape(n_steps, 1, 1, -1, 1)
-        )
+        ended = rollout.is_terminated + rollout.is_truncated > 0
+        keep = (~ended).to(memory.dtype).reshape(n_steps, 1, 1, -1, 1)
         befores, afters, outs = [], [], []
         for t in range(n_steps):
             befores.append(memory)
@@ -145,10 +145,9 @@ class RecurrentPpo(Ppo):
         self._rollout_memory = memory
         shape = self.net.memory_shape
         latent, act_out, value = (torch.cat([o[i] for o in outs]) for i in range(3))
-        done = (rollout.is_terminated + rollout.is_truncated > 0).cpu().numpy()
         extra = {
             "memory": torch.stack(befores).permute(0, 3, 1, 2, 4).reshape(n_steps * num_envs, 4, *shape),
-            "starts": torch.as_tensor(episode_starts(done).reshape(-1), device=self.device),
+            "starts": torch.as_tensor(episode_starts(ended.cpu().numpy()).reshape(-1), device=self.device),
             "latent": latent,
         }
         next_value = self._recurrent_next_values(
@@ -163,15 +162,13 @@ class RecurrentPpo(Ppo):
         truncation, and at the rollout's end) the value network on ``next_obs`` from the step's memory
         ``afters`` ``(n_steps, 4, layers, lanes, hidden)``, uncleared."""
         n_steps, num_envs = rollout.shape
-        next_value = torch.zeros_like(value)
-        next_value[:-1] = value[1:]
-        need = rollout.is_truncated > 0
-        need[-1] = True
-        rows = need.reshape(-1).nonzero().squeeze(1)
-        next_obs = self._network_obs(rollout.next_obs.reshape(n_steps * num_envs, -1)[rows], len(rows))
+        next_obs = rollout.next_obs.reshape(n_steps * num_envs, -1)
         memory = afters[:, 2:].permute(1, 2, 0, 3, 4).reshape(2, afters.shape[2], n_steps * num_envs, -1)
-        next_value.view(-1)[rows] = self.net.values(next_obs, memory[:, :, rows])
-        return next_value
+        return bootstrap_values(
+            rollout,
+            value,
+            lambda rows: self.net.values(self._network_obs(next_obs[rows], len(rows)), memory[:, :, rows]),
+        )
 
     def _epoch(self, data: dict[str, torch.Tensor], clip: float) -> Iterator[dict[str, torch.Tensor]]:
         """One pass over the rollout's sequences, shuffled, in minibatches of whole sequences."""
