@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import yaml
 
+from border_py.trainer.checks import opts_due
 from campaigns.rlzoo.draft import Draft, Refusal
 from campaigns.rlzoo.envs import EnvId, gym_id
 from campaigns.rlzoo.off_policy import translate_off_policy
@@ -29,6 +30,10 @@ ZOO_ALGO = {"ddpg": "td3"}
 """The border_py zoo file an RL Zoo algorithm's entries go to, where it is not its own name."""
 VARIANT = {"ddpg": "ddpg"}
 """The variant of the entry an RL Zoo algorithm's entries become, where they are one."""
+EVAL_FREQ, EVAL_EPISODES = 25_000, 5
+"""rl_zoo3's ``train.py`` evaluates every 25,000 env steps on 5 episodes (its ``--eval-freq`` and
+``--eval-episodes`` defaults; SB3's ``EvalCallback`` counts the frequency per call of the vector env,
+which rl_zoo3 divides by ``n_envs``, so it is env steps of all sub-envs together, as border_py counts)."""
 
 
 @attrs.frozen
@@ -94,10 +99,32 @@ def translate_entry(algo: str, key: str, given: Mapping[str, Any]) -> Outcome:
         translate_on_policy(draft, env)
     else:
         translate_off_policy(draft, env)
+    _evaluation(draft)
     if env.renamed:
         draft.notes.insert(0, f"env {env.rlzoo} -> {env.gym} (Gymnasium 1.x)")
     refused = tuple(draft.refused)
     return Outcome(algo, key, env, None if refused else draft.data, tuple(draft.notes), refused)
+
+
+def _evaluation(draft: Draft) -> None:
+    """rl_zoo3's evaluation (`EVAL_FREQ`, `EVAL_EPISODES`) in the trainer's units. Where the budget ends
+    before 25,000 env steps, rl_zoo3 never evaluates during training and keeps the last model: border_py
+    evaluates once, at the last opt step (it refuses a run that would never evaluate)."""
+    trainer = draft.data.get("trainer", {})
+    budget = trainer.get("max_env_steps")
+    interval, warmup = trainer.get("opt_interval") or 1, trainer.get("warmup_period") or 0
+    if budget is None:  # refused already (n_timesteps)
+        return
+    reachable = opts_due(0, budget, warmup, interval)
+    draft.put("evaluator", n_episodes=EVAL_EPISODES)
+    if -(-EVAL_FREQ // interval) <= reachable:
+        draft.put("trainer", eval_interval=None, eval_interval_env_steps=EVAL_FREQ)
+        return
+    draft.put("trainer", eval_interval=max(1, reachable), eval_interval_env_steps=None)
+    draft.note(
+        f"rl_zoo3 evaluates every {EVAL_FREQ:,} env steps, more than the budget's {budget:,}: once here, "
+        f"at the last opt step ({max(1, reachable)}, trainer.eval_interval)"
+    )
 
 
 def translate_all(directory: Path = HYPERPARAMS, algos: tuple[str, ...] = ALGOS) -> list[Outcome]:

@@ -76,7 +76,9 @@ def test_a_ppo_entry_with_sub_envs_and_linear_schedules() -> None:
     assert found.data["env"] == {"type": "gym_vec", "name": "CartPole-v1", "num_envs": 8}
     assert found.data["replay_buffer"] == {"type": "rollout", "n_steps": 32, "num_envs": 8}
     assert found.data["trainer"] == {"max_env_steps": 100_000, "max_opts": None, "opt_interval": 256,
-                                     "warmup_period": 0}  # fmt: skip
+                                     "warmup_period": 0, "eval_interval": None,
+                                     "eval_interval_env_steps": 25_000}  # fmt: skip
+    assert found.data["evaluator"] == {"n_episodes": 5}  # rl_zoo3's --eval-freq and --eval-episodes
     agent = found.data["agent"]
     assert (agent["lr"], agent["lr_schedule"], agent["schedule_env_steps"]) == (0.001, "linear", 100_000)
     assert (agent["clip_range"], agent["clip_schedule"]) == (0.2, "linear")
@@ -94,7 +96,8 @@ def test_a_sac_entry_spreads_its_update_blocks_and_refuses_episodes_by_name() ->
     found = translate_entry("sac", "Pendulum-v1", entry)
     assert found.data is not None
     assert found.data["trainer"] == {"max_env_steps": 50_000, "max_opts": None, "warmup_period": 1000,
-                                     "opt_interval": 1}  # fmt: skip
+                                     "opt_interval": 1, "eval_interval": None,
+                                     "eval_interval_env_steps": 25_000}  # fmt: skip
     agent = found.data["agent"]
     assert agent["n_updates_per_opt"] == 2  # 16 updates every 8 env steps: 2 per env step
     assert agent["actor_lr"] == agent["critic_lr"] == agent["alpha_lr"] == 7.3e-4
@@ -134,6 +137,16 @@ def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
     assert tqc.data is not None
     assert (tqc.data["agent"]["gsde"], tqc.data["agent"]["sde_sample_freq"]) == (True, 8)
     assert any("SB3 acts with gSDE; border_py acts" in n and "every 8 env steps" in n for n in tqc.notes)
+
+    # rl_zoo3 evaluates every 25,000 env steps: 1,562 opt steps of 32 reach that, and evaluate at it.
+    assert (found.data["trainer"]["eval_interval"], found.data["trainer"]["eval_interval_env_steps"]) == (
+        None,
+        25_000,
+    )
+    short = translate_entry("sac", "MountainCarContinuous-v0", {**entry, "n_timesteps": 2e4})
+    assert short.data is not None  # 20,000 env steps: before rl_zoo3's first evaluation; once at the end
+    assert short.data["trainer"]["eval_interval"] == 20_000 // 32 - 1_000 // 32
+    assert any("once here, at the last opt step" in n for n in short.notes)
 
     plain = translate_entry("sac", "MountainCarContinuous-v0", {**entry, "use_sde": False})
     assert plain.data is not None
@@ -249,8 +262,10 @@ def test_the_script_translates_rl_zoos_files_and_reports_what_it_wrote(
     blocked = {name for name, refusal in built.items() if refusal is not None}
     assert len(blocked) == counts["refused by border_py"]
     assert not blocked & set(written)
-    assert "ppo Pendulum-v1" in blocked  # 24 rollouts, fewer than the defaults' eval_interval of 25
-    assert "eval_interval" in _section(report, "Refused by border_py")
+    # Evaluated as rl_zoo3 does (every 25,000 env steps, or once where the budget is shorter): the entries
+    # the zoo defaults' intervals left without an evaluation now build.
+    assert blocked == set()
+    assert {"ppo Pendulum-v1", "sac MountainCarContinuous-v0", "tqc BipedalWalker-v3"} <= set(written)
 
     outcomes = translate_all()
     refused = {o.name for o in outcomes if o.refused}
@@ -258,11 +273,9 @@ def test_the_script_translates_rl_zoos_files_and_reports_what_it_wrote(
     assert listed == refused
     assert len(refused) == counts["refused"]
     assert "use_sde" not in _section(report, "Refused")  # SAC's and TQC's gSDE is translated
-    # Translated; refused by border_py for the defaults' eval_interval, which the zoo's own entry sets.
-    assert "sac MountainCarContinuous-v0" in blocked
-    assert (
-        "Same in every field the translation sets." in report.split("### `sac MountainCarContinuous-v0`")[1]
-    )
+    # The zoo's own entry differs in its evaluation alone (every 61 opt steps of 32 env steps, 10 episodes).
+    differences = report.split("### `sac MountainCarContinuous-v0`")[1].split("### ")[0]
+    assert "trainer.eval_interval" in differences
     assert counts["skipped"] == sum(1 for o in outcomes if o.skipped)
     assert sum(counts.values()) == len(outcomes)
 
