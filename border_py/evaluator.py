@@ -86,8 +86,9 @@ def numpy_actor(policy: object) -> Actor | None:
         greedy = numpy_policy_of(policy)
     except (TypeError, ValueError):
         return None
-    # Pixels are evaluated through the agent's own torch CNN, as before export took them.
-    if greedy.conv is not None:
+    # Pixels (frames, or a dict's images) are evaluated through the agent's own torch CNN: numpy's
+    # convolutions are the slower.
+    if greedy.conv is not None or greedy.inputs is not None:
         return None
     sample = cast("Policy[Any, Any]", policy).sample
     trusted: list[bool] = []  # empty until the first call has compared

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from border_py.agents.bc.agent import Bc
     from border_py.agents.bc.config import BcConfig
     from border_py.agents.cnn import NatureCnn
-    from border_py.agents.cnn_config import NatureCnnConfig
+    from border_py.agents.cnn_config import MultiInputConfig, NatureCnnConfig
     from border_py.agents.cql.agent import Cql
     from border_py.agents.cql.config import CqlConfig
     from border_py.agents.crossq.agent import CrossQ
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from border_py.agents.iqn.config import IqnConfig
     from border_py.agents.iqn.losses import quantile_huber_loss, quantile_target
     from border_py.agents.iqn.taus import EvenTaus, FixedTaus, UniformTaus
+    from border_py.agents.multi_input import MultiInputEncoder
     from border_py.agents.on_policy.agent import OnPolicyAgent, OnPolicyParts
     from border_py.agents.on_policy.config import OnPolicyConfig
     from border_py.agents.ppo.agent import Ppo
@@ -79,6 +80,8 @@ _EXPORTS: dict[str, str] = {
     "BcConfig": "border_py.agents.bc.config",
     "NatureCnn": "border_py.agents.cnn",
     "NatureCnnConfig": "border_py.agents.cnn_config",
+    "MultiInputConfig": "border_py.agents.cnn_config",
+    "MultiInputEncoder": "border_py.agents.multi_input",
     "Cql": "border_py.agents.cql.agent",
     "CqlConfig": "border_py.agents.cql.config",
     "CrossQ": "border_py.agents.crossq.agent",
@@ -154,6 +157,8 @@ __all__ = [
     "IqlConfig",
     "Iqn",
     "IqnConfig",
+    "MultiInputConfig",
+    "MultiInputEncoder",
     "NatureCnn",
     "NatureCnnConfig",
     "OnPolicyAgent",

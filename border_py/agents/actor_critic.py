@@ -27,8 +27,10 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import torch
 
+from border_py.agents.cnn_config import MultiInputConfig
 from border_py.agents.greedy import F32, MlpParts
 from border_py.agents.lr_schedule import linear_horizon, set_scheduled_lrs
+from border_py.agents.multi_input import MultiInputEncoder
 from border_py.agents.parts import Trained
 from border_py.agents.toolkit import load_state_arrays, state_arrays, torch_device
 from border_py.agents.torch_agent import AgentConfig, TorchAgent
@@ -45,6 +47,11 @@ class ActorCriticConfig(AgentConfig, Protocol):
     @property
     def n_updates_per_opt(self) -> int:
         """Updates per opt step, each on its own batch."""
+        ...
+
+    @property
+    def encoder(self) -> MultiInputConfig | None:
+        """A dict observation with images: the encoder each network puts in front of its layers."""
         ...
 
 
@@ -92,13 +99,20 @@ class ActorCriticAgent(TorchAgent[P], Generic[C, P, B]):
     generator: torch.Generator
 
     def __init__(self, config: C, spaces: Spaces, seed: int) -> None:
-        low, high = spaces.need_box(self.name)
+        low, high = spaces.need_box(self.name, images=config.encoder is not None)
         self.config = config
         self.obs_dim, self.act_dim = spaces.obs_dim, int(low.shape[0])
+        self.obs_parts = spaces.obs_parts
         self.action_low, self.action_high = low, high
         self.device = torch_device(config.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
         self.lr_horizon = linear_horizon(config)
+
+    def _encoder(self) -> MultiInputEncoder | None:
+        """A fresh encoder of the env's dict observation with images, as the config asks (``None``:
+        none); each network that takes observations builds its own, in the agent's ``seeded`` block."""
+        encoder = self.config.encoder
+        return None if encoder is None else encoder.build((self.obs_dim,), self.obs_parts)
 
     @property
     def batch_size(self) -> int:

@@ -16,6 +16,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from border_py.agents.multi_input import Encoder
+
 __all__ = ["CriticEnsemble", "StackedLinear"]
 
 _LEGACY_KEY = re.compile(r"qs\.(\d+)\.(\d+)\.(weight|bias)")
@@ -59,7 +61,8 @@ class CriticEnsemble(nn.Module):
     The members are drawn as ``n`` MLPs one after the other (the same weights, from the same seed, as the
     former ``ModuleList``), then stacked. With ``norm`` (CrossQ's batch renormalisation), each member
     normalises its input and each hidden layer's activations (SBX's placement: after the activation,
-    before the next layer), with statistics of its own; the draws of the linear layers are the same.
+    before the next layer), with statistics of its own; the draws of the linear layers are the same. With
+    an ``encoder`` (a dict observation with images), the members take its features of the observation.
 
     Examples:
         >>> CriticEnsemble(3, 2, (8,), n=2)(torch.zeros(5, 3), torch.zeros(5, 2)).shape
@@ -76,8 +79,12 @@ class CriticEnsemble(nn.Module):
         n: int,
         out: int = 1,
         norm: MemberNorm | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
+        # A dict observation with images: one encoder the members share (SB3's critics share theirs).
+        self.encoder = encoder
+        obs_dim = obs_dim if encoder is None else encoder.out_features
         if obs_dim + act_dim < 1 or out < 1 or n < 1 or any(h < 1 for h in hidden):
             given = f"in {obs_dim + act_dim}, hidden {tuple(hidden)}, out {out}, n {n}"
             raise ValueError(f"critic sizes must be >= 1, got {given}")
@@ -94,6 +101,8 @@ class CriticEnsemble(nn.Module):
     def _run(self, obs: torch.Tensor, act: torch.Tensor, members: slice) -> torch.Tensor:
         """The critics ``members`` on ``concat(obs, act)`` of any leading dimensions: ``(m, *batch)``, or
         ``(m, *batch, out)`` for ``out > 1``."""
+        if self.encoder is not None:
+            obs = self.encoder(obs)
         x = torch.cat([obs, act], dim=-1)
         lead = x.shape[:-1]
         h = x.reshape(1, -1, x.shape[-1])  # one row block, shared by every member (a broadcast batch)
@@ -127,8 +136,8 @@ class CriticEnsemble(nn.Module):
         Raises:
             ValueError: the critics have normalisations (statistics of all members together).
         """
-        if len(self.norms):
-            raise ValueError("a member of critics with normalisations is not a plain MLP")
+        if len(self.norms) or self.encoder is not None:
+            raise ValueError("a member of critics with normalisations or an encoder is not a plain MLP")
         last = len(self.layers) - 1
         modules: list[nn.Module] = []
         for k, layer in enumerate(self.layers):

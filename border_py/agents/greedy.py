@@ -6,20 +6,25 @@
 - `GreedyNetwork`: a network the MLP description cannot hold (a dueling DQN, IQN), as named arrays in the
   layout the numpy policy reads and a torch module for ONNX.
 
-Either may start with `ConvParts`, a pixel policy's convolutions (the Nature CNN), which `conv_parts` reads
-off the agent's encoder. An `MlpParts` with `LstmParts` (`lstm_parts` reads them off an ``nn.LSTM``) is a
-policy with memory: recurrent PPO's, exported as the ``lstm`` kind.
+Either may start with the agent's encoder, which `with_encoder` reads off it (`encoder_parts`): `ConvParts`,
+a pixel policy's convolutions (the Nature CNN), or `MultiInputParts`, a dict observation's images each
+through its own CNN and linear layer (`border_py.agents.multi_input`). An `MlpParts` with `LstmParts`
+(`lstm_parts` reads them off an ``nn.LSTM``) is a policy with memory: recurrent PPO's, exported as the
+``lstm`` kind.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
 from torch import nn
+
+from border_py.agents.multi_input import ImageFeatures, MultiInputEncoder
+from border_py.base.obs_parts import ObsParts
 
 F32 = npt.NDArray[np.float32]
 Head = Literal["argmax", "identity", "tanh_box", "clip_box"]
@@ -74,6 +79,66 @@ def conv_parts(encoder: nn.Module, obs_shape: tuple[int, ...]) -> ConvParts:
             if conv.bias is not None
         ],
     )
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class ImageParts:
+    """One image part of a dict observation through its CNN: its flat pixels in the part's shape (channels
+    first: transposed from ``(height, width, channels)`` where ``channels_last``), `ConvParts`, then one
+    linear layer and a ReLU (`border_py.agents.multi_input.ImageFeatures`)."""
+
+    key: str
+    """The part's key in the dict observation."""
+    channels_last: bool
+    """The part's shape is ``(height, width, channels)``: its pixels are transposed to ``(channels, height,
+    width)`` before the convolutions (``False``: the part is ``(channels, height, width)`` already)."""
+    conv: ConvParts
+    """The convolutions, over the part's ``(channels, height, width)`` pixels divided by 255."""
+    linear: tuple[F32, F32]
+    """``(weight (conv features, out), bias (out,))``, a ReLU after it: the part's features."""
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class MultiInputParts:
+    """A dict observation's front (`border_py.agents.multi_input.MultiInputEncoder`): the flat observation's
+    parts in order, each image part through its `ImageParts`, each other part as it is, side by side: the
+    features the policy's layers take."""
+
+    parts: ObsParts
+    """The observation's parts, as the encoder lays them out (its images marked)."""
+    images: list[ImageParts]
+    """One per image part of ``parts``, in their order."""
+
+    @property
+    def out_features(self) -> int:
+        """The length of the features."""
+        widths = iter(int(image.linear[0].shape[1]) for image in self.images)
+        return sum(next(widths) if p.image else p.size for p in self.parts.parts)
+
+
+def encoder_parts(
+    encoder: nn.Module | None, obs_shape: tuple[int, ...]
+) -> ConvParts | MultiInputParts | None:
+    """What export writes of an agent's ``encoder`` for observations of ``obs_shape``: a
+    `MultiInputEncoder`'s `MultiInputParts`, another encoder's convolutions (`conv_parts`), or ``None``
+    without one.
+
+    Raises:
+        ValueError: as `conv_parts`.
+    """
+    if encoder is None:
+        return None
+    if not isinstance(encoder, MultiInputEncoder):
+        return conv_parts(encoder, obs_shape)
+    images = []
+    for part, features in zip(encoder.parts.images, encoder.images, strict=True):
+        assert isinstance(features, ImageFeatures)  # for mypy: a ModuleList holds modules
+        (linear,) = linear_layers(features.linear)
+        conv = conv_parts(features.cnn, part.channels_first_shape)
+        images.append(
+            ImageParts(key=part.key, channels_last=not part.channels_first, conv=conv, linear=linear)
+        )
+    return MultiInputParts(parts=encoder.parts, images=images)
 
 
 @attrs.frozen(kw_only=True, eq=False)
@@ -143,11 +208,16 @@ class MlpParts:
     from the observation as given, before ``obs_mean`` and ``obs_std`` (``None``: every action is legal)."""
     lstm: LstmParts | None = None
     """A policy with memory: an LSTM between the normalisation and the layers, which then take its last
-    layer's ``h`` (``None``: no memory). Not with ``conv``."""
+    layer's ``h`` (``None``: no memory). Not with ``conv`` or ``inputs``."""
+    inputs: MultiInputParts | None = None
+    """A dict observation's images through their CNNs, before the layers (``obs_mean`` is then ``None``);
+    not with ``conv``."""
 
     def __attrs_post_init__(self) -> None:
-        if self.lstm is not None and self.conv is not None:
-            raise ValueError("MlpParts: an lstm takes the observation, not a pixel policy's conv features")
+        if self.lstm is not None and (self.conv is not None or self.inputs is not None):
+            raise ValueError("MlpParts: an lstm takes the observation, not an encoder's features")
+        if self.inputs is not None and (self.conv is not None or self.obs_mean is not None):
+            raise ValueError("MlpParts: a multi-input front takes the observation as given, alone")
 
 
 def linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:
@@ -180,13 +250,20 @@ class GreedyNetwork:
     """``policy.json``'s ``action`` entry."""
     module: nn.Module
     """``obs -> (values, action)`` in torch, sharing the agent's networks (for ONNX); with ``conv``, ``obs``
-    is uint8 frames."""
+    is uint8 frames; with ``inputs``, the flat dict observation (its encoder included)."""
     conv: ConvParts | None = None
     """A pixel policy's convolutions, before the parts ``network`` names."""
+    inputs: MultiInputParts | None = None
+    """A dict observation's images through their CNNs, before the parts ``network`` names; not with
+    ``conv``."""
     action_mask: tuple[int, int] | None = None
     """Where the legal-action mask lies in the flat observation, ``(start, stop)``, with ``stop - start``
     the number of actions (``None``: every action is legal); ``module`` gives the values unmasked, the
     export masks them."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.conv is not None and self.inputs is not None:
+            raise ValueError("GreedyNetwork: one front, a pixel policy's conv or a multi-input's inputs")
 
 
 class ArrayNames:
@@ -215,6 +292,22 @@ class ArrayNames:
 
 GreedyPolicy = MlpParts | GreedyNetwork
 """What ``agent.greedy_policy()`` returns."""
+G = TypeVar("G", MlpParts, GreedyNetwork)
+
+
+def with_encoder(policy: G, encoder: nn.Module | None, obs_shape: tuple[int, ...]) -> G:
+    """``policy``, whose layers take ``encoder``'s features, with the encoder in front (`encoder_parts`):
+    ``conv`` for a pixel policy's convolutions, ``inputs`` for a multi-input encoder; as it is without one.
+
+    Raises:
+        ValueError: as `conv_parts`.
+    """
+    front = encoder_parts(encoder, obs_shape)
+    if front is None:
+        return policy
+    if isinstance(front, ConvParts):
+        return attrs.evolve(policy, conv=front)
+    return attrs.evolve(policy, inputs=front)
 
 
 class ArgmaxGreedy(nn.Module):

@@ -143,6 +143,7 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
         self._stats_missing = config.normalize_obs and obs_stats is None
         if spaces.discrete:
             spaces.need_discrete(name)  # refuses an env that masks actions
+        spaces.need_images(name, False)  # no offline agent takes a multi-input encoder yet
         self.scale = None if spaces.discrete else ActionScale(*spaces.action_bounds, self.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
 

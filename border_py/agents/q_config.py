@@ -7,7 +7,7 @@ from typing import Literal
 
 import attrs
 
-from border_py.agents.cnn_config import NatureCnnConfig
+from border_py.agents.cnn_config import EncoderConfig
 from border_py.agents.devices import device_name
 from border_py.agents.explorer_config import EpsilonGreedyConfig, SoftmaxConfig
 from border_py.agents.lr_schedule import check_lr_schedule
@@ -50,8 +50,9 @@ class DeepQConfig:
     explorer: EpsilonGreedyConfig | SoftmaxConfig = attrs.field(factory=EpsilonGreedyConfig)
     """How actions are explored in train mode (on the greedy values: the Q-values, or the quantiles'
     mean)."""
-    encoder: NatureCnnConfig | None = None
-    """Pixel observations: the Nature CNN, whose features the ``hidden`` layers take; ``None``: the
+    encoder: EncoderConfig | None = None
+    """What the ``hidden`` layers take: the Nature CNN's features of frames (``{kind: nature_cnn}``), a
+    dict observation with images through the multi-input encoder (``{kind: multi_input}``); ``None``: the
     (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""

@@ -162,6 +162,7 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         seed: seeds the explorer.
         files: the file names of the online and target networks in a checkpoint.
         obs_shape: the shape the network takes one observation in; ``None``: flat, ``(obs_dim,)``.
+        images: the network reads a dict observation's images (an encoder); else such an env is refused.
 
     Raises:
         TypeError: the actions are not discrete, or the env masks actions and the agent does not take
@@ -182,9 +183,10 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         *,
         files: tuple[str, str] = ("net.pt", "net_tgt.pt"),
         obs_shape: tuple[int, ...] | None = None,
+        images: bool = False,
     ) -> None:
         self.config = config
-        self.n_actions = spaces.need_discrete(self.name, masks=self.takes_masks)
+        self.n_actions = spaces.need_discrete(self.name, masks=self.takes_masks, images=images)
         self.action_mask = spaces.action_mask
         """Where the legal-action flags lie in each observation (the env's ``action_mask``), or ``None``."""
         self.obs_dim = spaces.obs_dim

@@ -42,15 +42,40 @@ def _parts(value: Iterable[ObsPart]) -> tuple[ObsPart, ...]:
 
 @attrs.frozen
 class ObsPart:
-    """One named part of a dict observation: its key and its shape (``()`` for a scalar)."""
+    """One named part of a dict observation: its key, its shape (``()`` for a scalar), and whether it is
+    an image (a 3-d uint8 ``Box`` of 0-255: its pixel values lie in the flat vector as they are, and a
+    multi-input encoder runs a CNN on it).
+
+    Examples:
+        >>> ObsPart("camera", (36, 36, 3), image=True).channels_first_shape
+        (3, 36, 36)
+    """
 
     key: str
     shape: tuple[int, ...] = attrs.field(converter=_shape)
+    image: bool = False
 
     @property
     def size(self) -> int:
         """The number of components the part takes in the flat vector."""
         return math.prod(self.shape)
+
+    @property
+    def channels_first(self) -> bool:
+        """Whether an image's shape is ``(channels, height, width)``: its smallest dimension comes first
+        (Stable-Baselines3's rule); otherwise it is ``(height, width, channels)``, as Gymnasium's envs
+        render."""
+        return self.image and min(self.shape) == self.shape[0] and self.shape[0] < self.shape[-1]
+
+    @property
+    def channels_first_shape(self) -> tuple[int, ...]:
+        """An image's shape as a CNN takes it, ``(channels, height, width)``."""
+        if not self.image:
+            raise ValueError(f"dict observation part {self.key!r} is not an image")
+        if self.channels_first:
+            return self.shape
+        height, width, channels = self.shape
+        return (channels, height, width)
 
 
 @attrs.frozen
@@ -73,6 +98,8 @@ class ObsParts:
         for p in self.parts:
             if not all(isinstance(n, int) and n > 0 for n in p.shape):
                 raise ValueError(f"dict observation part {p.key!r}: shape must be sizes > 0, got {p.shape}")
+            if p.image and len(p.shape) != 3:
+                raise ValueError(f"dict observation part {p.key!r}: an image is 3-d, got shape {p.shape}")
         start, slices = 0, {}
         for p in self.parts:
             slices[p.key] = (slice(start, start + p.size), p.shape)
@@ -80,9 +107,15 @@ class ObsParts:
         object.__setattr__(self, "_slices", slices)
 
     @classmethod
-    def of(cls, shapes: Mapping[str, Iterable[int]]) -> ObsParts:
-        """The parts of ``{key: shape}``, in the mapping's order."""
-        return cls(tuple(ObsPart(k, tuple(s)) for k, s in shapes.items()))
+    def of(cls, shapes: Mapping[str, Iterable[int]], images: Iterable[str] = ()) -> ObsParts:
+        """The parts of ``{key: shape}``, in the mapping's order; the keys in ``images`` are images."""
+        marked = set(images)
+        return cls(tuple(ObsPart(k, tuple(s), k in marked) for k, s in shapes.items()))
+
+    @property
+    def images(self) -> tuple[ObsPart, ...]:
+        """The image parts, in order."""
+        return tuple(p for p in self.parts if p.image)
 
     @property
     def keys(self) -> tuple[str, ...]:

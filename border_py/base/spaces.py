@@ -147,14 +147,16 @@ class Spaces:
         """The number of action components of a box (1 for discrete actions)."""
         return 1 if self.action_low is None else int(self.action_low.size)
 
-    def need_discrete(self, agent: str, *, masks: bool = False) -> int:
+    def need_discrete(self, agent: str, *, masks: bool = False, images: bool = False) -> int:
         """``n_actions``, for an agent that acts only in discrete spaces; ``masks``: the agent never
-        chooses an action the observation's ``action_mask`` forbids (else such an env is refused).
+        chooses an action the observation's ``action_mask`` forbids (else such an env is refused);
+        ``images``: as `need_images`.
 
         Raises:
-            TypeError: the actions are a box, or the env masks actions and the agent does not take masks;
-                the message names ``agent``.
+            TypeError: the actions are a box, or the env masks actions and the agent does not take masks,
+                or `need_images` refuses; the message names ``agent``.
         """
+        self.need_images(agent, images)
         if self.n_actions is None:
             raise TypeError(f"{agent} needs discrete actions; the env's are a box of {self.action_dim}")
         if self.action_mask is not None and not masks:
@@ -164,17 +166,33 @@ class Spaces:
             )
         return self.n_actions
 
-    def need_box(self, agent: str) -> tuple[F32, F32]:
-        """``(low, high)``, for an agent that acts only in box spaces.
+    def need_box(self, agent: str, *, images: bool = False) -> tuple[F32, F32]:
+        """``(low, high)``, for an agent that acts only in box spaces; ``images``: as `need_images`.
 
         Raises:
-            TypeError: the actions are discrete; the message names ``agent``.
+            TypeError: the actions are discrete, or `need_images` refuses; the message names ``agent``.
         """
+        self.need_images(agent, images)
         if self.action_low is None or self.action_high is None:
             raise TypeError(
                 f"{agent} needs continuous (box) actions; the env's are {self.n_actions} discrete"
             )
         return self.action_low, self.action_high
+
+    def need_images(self, agent: str, images: bool) -> None:
+        """Refuses a dict observation with image parts unless the agent reads them (``images``: it has a
+        multi-input encoder): an MLP on raw pixels laid flat would learn little, and silently.
+
+        Raises:
+            TypeError: an image part and not ``images``; the message names ``agent`` and the part.
+        """
+        found = () if self.obs_parts is None else self.obs_parts.images
+        if found and not images:
+            raise TypeError(
+                f"{agent}: the observation's part {found[0].key!r} is an image {found[0].shape}; give the "
+                "agent an encoder that reads it (agent.encoder: {kind: multi_input}; DQN, QR-DQN, IQN, PPO, "
+                "A2C, SAC, TQC, CrossQ and TD3 take one)"
+            )
 
 
 class HasSpaces(Protocol):

@@ -86,8 +86,8 @@ def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[
     (``None`` for a ``Box``).
 
     Raises:
-        TypeError: the observation space is neither a Box nor a Dict of Box and MultiBinary parts (nor
-            images), or the action space neither Discrete nor Box.
+        TypeError: the observation space is neither a Box nor a Dict of Box and MultiBinary parts (a
+            3-d uint8 part an image of 0-255), or the action space neither Discrete nor Box.
     """
     if not isinstance(act_space, gym.spaces.Discrete | gym.spaces.Box):
         raise TypeError(f"{name}: only Discrete and Box action spaces are supported, got {act_space}")
@@ -96,6 +96,7 @@ def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[
     if not isinstance(obs_space, gym.spaces.Dict):
         raise TypeError(f"{name}: only Box and Dict observation spaces are supported, got {obs_space}")
     shapes: dict[str, tuple[int, ...]] = {}
+    images: list[str] = []  # 3-d uint8 parts of 0-255: a multi-input encoder's CNN reads them
     for key, part in obs_space.spaces.items():
         if not isinstance(part, gym.spaces.Box | gym.spaces.MultiBinary):
             raise TypeError(
@@ -103,13 +104,15 @@ def supported_spaces(name: str, obs_space: gym.Space[Any], act_space: gym.Space[
                 "MultiBinary parts"
             )
         if part.dtype == np.uint8 and len(part.shape) == 3:
-            raise TypeError(
-                f"{name}: dict observation part {key!r} is an image (uint8 {part.shape}): no agent of "
-                "border_py takes images inside a dict observation yet"
-            )
+            if not (isinstance(part, gym.spaces.Box) and (part.low == 0).all() and (part.high == 255).all()):
+                raise TypeError(
+                    f"{name}: dict observation part {key!r} is uint8 {part.shape} but not an image of "
+                    "0-255 pixels; border_py reads a 3-d uint8 part as an image"
+                )
+            images.append(str(key))
         shapes[str(key)] = tuple(part.shape)
     try:
-        return ObsParts.of(shapes)
+        return ObsParts.of(shapes, images)
     except ValueError as exc:
         raise TypeError(f"{name}: {exc}") from exc
 

@@ -51,7 +51,8 @@ def make_gym(name: str, kwargs: dict[str, Any], make: Callable[..., Any], **opti
     if name.startswith("border_py/"):  # border_py's own envs register when their module is imported
         import border_py.envs.goal_envs
         import border_py.envs.masked_envs
-        import border_py.envs.no_velocity  # noqa: F401
+        import border_py.envs.no_velocity
+        import border_py.envs.pixel_envs  # noqa: F401
     elif robotics.is_robotics_id(name):  # gymnasium-robotics' ids register when it is imported
         robotics.import_robotics(name)
     try:

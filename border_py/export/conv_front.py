@@ -1,5 +1,7 @@
-"""A pixel policy's convolutions (`ConvParts`) written out: as a torch module in front of the policy's
-layers for ONNX (`ConvFront`), and as the ``network.conv`` entry of ``policy.json`` (`conv_spec`)."""
+"""A policy's front written out: a pixel policy's convolutions (`ConvParts`) and a dict observation's
+images (`MultiInputParts`), as torch modules in front of the policy's layers for ONNX (`ConvFront`,
+`MultiInputFront`), and as the ``network.conv`` and ``network.inputs`` entries of ``policy.json``
+(`conv_spec`, `inputs_spec`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from border_py.agents.greedy import F32, ConvParts
+from border_py.agents.greedy import F32, ConvParts, MultiInputParts
 
 
 class ConvFront(nn.Module):
@@ -31,12 +33,58 @@ class ConvFront(nn.Module):
         return features
 
 
-def conv_spec(parts: ConvParts, weights: dict[str, F32]) -> dict[str, Any]:
-    """The ``network.conv`` entry of ``policy.json``; the arrays go into ``weights`` as ``conv.{i}.weight``
-    and ``conv.{i}.bias``."""
+class MultiInputFront(nn.Module):
+    """`MultiInputParts` as a torch module: flat dict observations ``(n, parts.dim)`` (float32 pixel
+    values for the images) to features ``(n, out_features)``, each image part through its convolutions
+    (`ConvFront`), a linear layer and a ReLU, each other part as it is."""
+
+    def __init__(self, parts: MultiInputParts) -> None:
+        super().__init__()
+        self.parts = parts.parts
+        self.fronts = nn.ModuleList(ConvFront(image.conv) for image in parts.images)
+        self.linears = nn.ModuleList()
+        for image in parts.images:
+            weight, bias = image.linear
+            linear = nn.Linear(weight.shape[0], weight.shape[1])
+            linear.load_state_dict({"weight": torch.as_tensor(weight.T), "bias": torch.as_tensor(bias)})
+            self.linears.append(linear)
+        self.channels_last = [image.channels_last for image in parts.images]
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        pieces, i = [], 0
+        for p in self.parts.parts:
+            where = obs[:, self.parts.span(p.key)]
+            if p.image:
+                image = where.reshape(-1, *p.shape)
+                if self.channels_last[i]:
+                    image = image.permute(0, 3, 1, 2)
+                where = torch.relu(self.linears[i](self.fronts[i](image)))
+                i += 1
+            pieces.append(where)
+        return torch.cat(pieces, dim=1)
+
+
+def conv_spec(parts: ConvParts, weights: dict[str, F32], prefix: str = "conv") -> dict[str, Any]:
+    """The ``network.conv`` entry of ``policy.json``; the arrays go into ``weights`` as
+    ``{prefix}.{i}.weight`` and ``{prefix}.{i}.bias``."""
     layers = []
     for i, (weight, bias, stride) in enumerate(parts.layers):
-        w, b = f"conv.{i}.weight", f"conv.{i}.bias"
+        w, b = f"{prefix}.{i}.weight", f"{prefix}.{i}.bias"
         weights[w], weights[b] = weight, bias
         layers.append({"weight": w, "bias": b, "stride": stride})
     return {"layers": layers, "divide_by": parts.divide_by}
+
+
+def inputs_spec(parts: MultiInputParts, weights: dict[str, F32]) -> list[dict[str, Any]]:
+    """The ``network.inputs`` entry of ``policy.json``, one item per image part; the arrays go into
+    ``weights`` as ``inputs.{i}.conv.{j}.weight``, ``inputs.{i}.linear.weight``, ... (by the image's
+    index: a key may hold any character)."""
+    entries = []
+    for i, image in enumerate(parts.images):
+        w, b = f"inputs.{i}.linear.weight", f"inputs.{i}.linear.bias"
+        weights[w], weights[b] = image.linear
+        conv = conv_spec(image.conv, weights, prefix=f"inputs.{i}.conv")
+        entries.append(
+            {"key": image.key, "channels_last": image.channels_last, "conv": conv, "linear": [w, b]}
+        )
+    return entries

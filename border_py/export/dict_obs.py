@@ -24,12 +24,16 @@ policy's input."""
 
 
 def obs_parts_field(parts: ObsParts) -> list[dict[str, Any]]:
-    """``obs_parts`` as ``policy.json`` writes it: ``[{"key": ..., "shape": [...]}, ...]`` in order."""
-    return [{"key": p.key, "shape": list(p.shape)} for p in parts.parts]
+    """``obs_parts`` as ``policy.json`` writes it: ``[{"key": ..., "shape": [...]}, ...]`` in order, an
+    image part with ``"image": true`` (the other parts without it: their entries are as before)."""
+    return [
+        {"key": p.key, "shape": list(p.shape), **({"image": True} if p.image else {})} for p in parts.parts
+    ]
 
 
 def read_obs_parts(field: object, obs_dim: int, conv: bool) -> ObsParts | None:
-    """``policy.json``'s ``obs_parts`` (absent or ``null``: an array observation), checked.
+    """``policy.json``'s ``obs_parts`` (absent or ``null``: an array observation), checked; a part with
+    ``"image": true`` is an image (3-d).
 
     Raises:
         ValueError: a malformed field, parts that do not lay out ``obs_dim`` values, or parts on a pixel
@@ -44,16 +48,20 @@ def read_obs_parts(field: object, obs_dim: int, conv: bool) -> ObsParts | None:
         and isinstance(p.get("key"), str)
         and isinstance(p.get("shape"), list)
         and all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in p["shape"])
+        and isinstance(p.get("image", False), bool)
         for p in field
     ):
-        raise ValueError("'obs_parts' must be a list of {key: string, shape: [positive integers]}")
+        raise ValueError(
+            "'obs_parts' must be a list of {key: string, shape: [positive integers], image: optional bool}"
+        )
     seen: set[str] = set()
     for p in field:  # before the parts become a mapping, which would keep one of two
         if p["key"] in seen:
             raise ValueError(f"'obs_parts' holds key {p['key']!r} twice")
         seen.add(p["key"])
     try:
-        parts = ObsParts.of({p["key"]: p["shape"] for p in field})
+        images = [p["key"] for p in field if p.get("image", False)]
+        parts = ObsParts.of({p["key"]: p["shape"] for p in field}, images=images)
     except ValueError as exc:
         raise ValueError(f"'obs_parts': {exc}") from None
     if parts.dim != obs_dim:

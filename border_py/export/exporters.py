@@ -23,10 +23,11 @@ from border_py.agents.greedy import F32, GreedyNetwork, GreedyPolicy, MlpParts
 from border_py.base.obs_parts import ObsParts
 from border_py.base.spaces import legal_flags
 from border_py.export.action_mask import MASK_VERSION, UNMASKED_VERSION, checked_mask
-from border_py.export.conv_front import conv_spec
+from border_py.export.conv_front import conv_spec, inputs_spec
 from border_py.export.dict_obs import ONNX_META, obs_parts_field
 from border_py.export.lstm_parts import LstmGreedy, lstm_spec
 from border_py.export.mlp_parts import MlpGreedy, mlp_spec
+from border_py.export.numpy_inputs import INPUTS_VERSION
 from border_py.export.numpy_policy import FORMAT, SPEC_FILE, WEIGHTS_FILE, NumpyPolicy
 from border_py.export.onnx_policy import MEMORY_INPUT, MEMORY_OUTPUT, ONNX_FILE
 
@@ -60,8 +61,9 @@ def _policy(agent: object) -> GreedyPolicy:
 def greedy_module(agent: Exportable) -> nn.Module:
     """The agent's eval-mode policy as a torch module: ``obs (n, obs_dim) -> (values, action)`` for a
     discrete policy, ``-> action`` for a continuous one (within the bounds); a pixel policy takes uint8
-    frames ``(n, channels, height, width)``; a policy with memory takes ``(obs, memory)`` and gives the
-    memory after the step last (`border_py.export.lstm_parts.LstmGreedy`). It holds the agent's weights
+    frames ``(n, channels, height, width)``, a policy of a dict observation with images (a multi-input
+    encoder's) the flat float32 vector of its parts; a policy with memory takes ``(obs, memory)`` and gives
+    the memory after the step last (`border_py.export.lstm_parts.LstmGreedy`). It holds the agent's weights
     (an MLP policy: a copy; a dueling DQN or IQN: the agent's networks), in eval mode, on the agent's
     device. With an ``action_mask``, the action is the best legal one (-1 where none is) and the values
     stay raw.
@@ -117,18 +119,29 @@ def _mask(agent: Exportable, policy: GreedyPolicy) -> tuple[int, int] | None:
     return checked_mask(policy.action_mask, n, agent.obs_dim, policy.conv is not None, "action_mask")
 
 
-def _checked_parts(agent: Exportable, policy: GreedyPolicy, obs_parts: ObsParts | None) -> None:
+def _checked_parts(agent: Exportable, policy: GreedyPolicy, obs_parts: ObsParts | None) -> ObsParts | None:
+    """The dict observation's parts the export writes: ``obs_parts`` as given, checked, or, for a policy
+    with a multi-input front, that front's (which marks the images), the same keys and shapes as any given."""
+    front = policy.inputs.parts if policy.inputs is not None else None
     if obs_parts is None:
-        return
+        return front
     if policy.conv is not None:
         raise ValueError("obs_parts: a pixel (conv) policy takes frames, not a dict observation's parts")
     if obs_parts.dim != agent.obs_dim:
         raise ValueError(f"obs_parts lay out {obs_parts.dim} values, the agent's obs_dim is {agent.obs_dim}")
+    if front is not None:
+        if [(p.key, p.shape) for p in obs_parts.parts] != [(p.key, p.shape) for p in front.parts]:
+            raise ValueError(
+                f"obs_parts {list(obs_parts.keys)} are not the parts the agent's encoder reads "
+                f"({list(front.keys)}, in that order and of the same shapes)"
+            )
+        return front
+    return obs_parts
 
 
 def _spec_and_weights(agent: Exportable, obs_parts: ObsParts | None) -> tuple[dict[str, Any], dict[str, F32]]:
     policy = _policy(agent)
-    _checked_parts(agent, policy, obs_parts)
+    obs_parts = _checked_parts(agent, policy, obs_parts)
     weights: dict[str, F32] = {}
     if isinstance(policy, MlpParts):
         network, action = mlp_spec(policy, weights)
@@ -142,10 +155,15 @@ def _spec_and_weights(agent: Exportable, obs_parts: ObsParts | None) -> tuple[di
     if policy.conv is not None:
         network = {"conv": conv_spec(policy.conv, weights), **network}
         obs_shape = list(policy.conv.obs_shape)
+    if policy.inputs is not None:
+        network = {"inputs": inputs_spec(policy.inputs, weights), **network}
     mask = _mask(agent, policy)
     if mask is not None:  # version 4 only then: a version 3 reader refuses it rather than ignore the mask
         action = {**action, "mask": list(mask)}
+    # The oldest version that holds the file: an older reader refuses what it would misread.
     version = UNMASKED_VERSION if mask is None else MASK_VERSION
+    if policy.inputs is not None:
+        version = INPUTS_VERSION
     spec = {"format": FORMAT, "version": version, "kind": kind, "obs_dim": agent.obs_dim,
             "obs_shape": obs_shape, "action": action, "network": network}  # fmt: skip
     if obs_parts is not None:  # optional: a reader that ignores it acts the same on the flat vector
@@ -191,13 +209,15 @@ def export_numpy(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | N
 
     Args:
         obs_parts: the env's dict observation layout (``Spaces.obs_parts``): the loaded policy then takes
-            the dict as well as the flat vector the agent saw.
+            the dict as well as the flat vector the agent saw. A policy with a multi-input encoder writes
+            its encoder's parts without it.
 
     Raises:
         TypeError: the agent states no greedy policy.
         ValueError: the agent's policy cannot be exported (an IQN acting on random fractions),
-            ``obs_parts`` do not lay out ``obs_dim`` values or come with a pixel policy, or its
-            ``action_mask`` does not fit (`border_py.export.action_mask.checked_mask`).
+            ``obs_parts`` do not lay out ``obs_dim`` values, come with a pixel policy or are not the parts
+            a multi-input encoder reads, or its ``action_mask`` does not fit
+            (`border_py.export.action_mask.checked_mask`).
     """
     spec, weights = _spec_and_weights(agent, obs_parts)
     path = Path(path)
@@ -258,7 +278,8 @@ def export_onnx(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | No
 
     The graph takes ``obs`` float32 ``(batch, obs_dim)`` (any batch; a pixel policy uint8 frames
     ``(batch, channels, height, width)``; with ``obs_parts``, one float32 input ``(batch, *shape)`` per
-    part, named by its key, laid side by side inside the graph) and gives ``action`` (int64
+    part, named by its key, laid side by side inside the graph; a multi-input encoder's policy always
+    takes its parts so, an image as its float32 pixel values) and gives ``action`` (int64
     ``(batch,)`` for discrete actions, float32 ``(batch, act_dim)`` within the bounds for a box) and, for
     discrete actions, ``values`` ``(batch, n_actions)``. A policy with memory also takes ``memory``
     float32 ``(2, layers, batch, hidden)`` (each layer's ``h``, then its ``c``; zeros at an episode's
@@ -269,7 +290,7 @@ def export_onnx(agent: Exportable, path: Path | str, *, obs_parts: ObsParts | No
             ``memory_after``) or as the ``memory`` input.
     """
     policy = _policy(agent)
-    _checked_parts(agent, policy, obs_parts)
+    obs_parts = _checked_parts(agent, policy, obs_parts)
     outputs = ["values", "action"] if _discrete(policy) else ["action"]
     if isinstance(policy, MlpParts) and policy.lstm is not None:
         outputs.append(MEMORY_OUTPUT)

@@ -1,7 +1,8 @@
 """A greedy policy stated as `MlpParts` (``head(mlp(normalise(obs)))``, as every agent whose greedy
 policy is one MLP states it: PPO, SAC, TD3, plain DQN, BC, IQL, AWAC, CQL, TD3+BC) written out: as a torch
-module for ONNX (`MlpGreedy`, a pixel policy's `ConvFront` first) and as the ``network`` and ``action``
-entries of an ``mlp`` policy's ``policy.json`` (`mlp_spec`; the exporter adds the convolutions).
+module for ONNX (`MlpGreedy`, a pixel policy's `ConvFront` or a dict observation's `MultiInputFront` first)
+and as the ``network`` and ``action`` entries of an ``mlp`` policy's ``policy.json`` (`mlp_spec`; the
+exporter adds the front).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, MlpParts
-from border_py.export.conv_front import ConvFront
+from border_py.export.conv_front import ConvFront, MultiInputFront
 
 
 class MlpGreedy(nn.Module):
     """`MlpParts` as a torch module (for ONNX): ``obs -> (scores, action)`` for ``argmax``,
-    ``obs -> action`` otherwise (``obs``: uint8 frames for a pixel policy)."""
+    ``obs -> action`` otherwise (``obs``: uint8 frames for a pixel policy; with ``inputs``, the flat dict
+    observation)."""
 
     mean: torch.Tensor
     std: torch.Tensor
@@ -29,7 +31,11 @@ class MlpGreedy(nn.Module):
         if parts.lstm is not None:  # its memory would be dropped without a word
             raise ValueError("MlpGreedy takes no lstm: a policy with memory is LstmGreedy's")
         self.parts = parts
-        self.front = None if parts.conv is None else ConvFront(parts.conv)
+        self.front: nn.Module | None = None
+        if parts.conv is not None:
+            self.front = ConvFront(parts.conv)
+        elif parts.inputs is not None:
+            self.front = MultiInputFront(parts.inputs)
         self.norm = parts.obs_mean is not None
         if self.norm:
             self.register_buffer("mean", torch.as_tensor(parts.obs_mean))

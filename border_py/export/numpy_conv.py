@@ -32,6 +32,8 @@ class NumpyConv:
         obs_shape: the pixels' shape.
         layers: ``(weight (out, in, kh, kw), bias (out,), stride)`` per convolution (torch's layout).
         divide_by: the pixels are divided by it (255: uint8 to [0, 1]).
+        name: the field the convolutions are, for messages (a dict observation's image:
+            ``network.inputs[i].conv``).
 
     Raises:
         ValueError: the shapes do not chain or exceed `MAX_SIDE`, or a filter is larger than its input
@@ -39,22 +41,26 @@ class NumpyConv:
     """
 
     def __init__(
-        self, obs_shape: tuple[int, ...], layers: list[tuple[F32, F32, int]], divide_by: float
+        self,
+        obs_shape: tuple[int, ...],
+        layers: list[tuple[F32, F32, int]],
+        divide_by: float,
+        name: str = "network.conv",
     ) -> None:
         if len(obs_shape) != 3 or not all(0 < side <= MAX_SIDE for side in obs_shape):
             raise ValueError(
                 f"obs_shape must be (channels, height, width), each in 1..{MAX_SIDE}, got {obs_shape}"
             )
         if not layers:
-            raise ValueError("network.conv.layers must name at least one convolution")
+            raise ValueError(f"{name}.layers must name at least one convolution")
         if not 0 < divide_by < float("inf"):
-            raise ValueError(f"network.conv.divide_by must be positive, got {divide_by}")
+            raise ValueError(f"{name}.divide_by must be positive, got {divide_by}")
         self.obs_shape = obs_shape
         self.divide_by = np.float32(divide_by)
         self._kernels: list[tuple[F32, F32, tuple[int, int], int]] = []
         channels, height, width = obs_shape
         for i, (weight, bias, stride) in enumerate(layers):
-            where = f"network.conv.layers[{i}]"
+            where = f"{name}.layers[{i}]"
             out, c_in, kh, kw = weight.shape
             if c_in != channels or bias.shape != (out,):
                 raise ValueError(
@@ -84,10 +90,16 @@ class NumpyConv:
 
 
 def read_conv(
-    conv: object, array: Callable[[object, int, str], F32], obs_shape: tuple[int, ...], kind: str, source: str
+    conv: object,
+    array: Callable[[object, int, str], F32],
+    obs_shape: tuple[int, ...],
+    kind: str,
+    source: str,
+    name: str = "network.conv",
 ) -> NumpyConv | None:
-    """``network.conv`` (``None`` where absent) of a ``kind`` policy whose observations are ``obs_shape``,
-    its arrays read by ``array`` (`NumpyPolicy`'s, which names the file).
+    """``network.conv`` (``None`` where absent; ``name``: another field of the same form) of a ``kind``
+    policy whose observations are ``obs_shape``, its arrays read by ``array`` (`NumpyPolicy`'s, which names
+    the file).
 
     Raises:
         PolicyFileError: a malformed field, on a ``sac`` policy, or convolutions that do not fit (as
@@ -96,16 +108,18 @@ def read_conv(
     if conv is None:
         return None
     if not isinstance(conv, Mapping) or type(conv.get("divide_by")) not in (int, float):
-        raise PolicyFileError(f"{source}: network.conv must be {{layers, divide_by}} or absent")
+        raise PolicyFileError(f"{source}: {name} must be {{layers, divide_by}} or absent")
     if kind == "sac":
-        raise PolicyFileError(f"{source}: a sac policy (version 1) has no network.conv")
+        raise PolicyFileError(f"{source}: a sac policy (version 1) has no {name}")
     layers = []
-    for layer in field(conv, "layers", list, source):
+    if not isinstance(conv.get("layers"), list):
+        raise PolicyFileError(f"{source}: {name}.layers must be a list, got {conv.get('layers')!r:.60}")
+    for layer in conv["layers"]:
         if not isinstance(layer, Mapping):
-            raise PolicyFileError(f"{source}: network.conv.layers must be {{weight, bias, stride}} objects")
+            raise PolicyFileError(f"{source}: {name}.layers must be {{weight, bias, stride}} objects")
         w, b = array(layer.get("weight"), 4, source), array(layer.get("bias"), 1, source)
         layers.append((w, b, field(layer, "stride", int, source)))
     try:
-        return NumpyConv(obs_shape, layers, float(conv["divide_by"]))
+        return NumpyConv(obs_shape, layers, float(conv["divide_by"]), name)
     except ValueError as exc:
         raise PolicyFileError(f"{source}: {exc}") from exc

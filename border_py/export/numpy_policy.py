@@ -15,7 +15,8 @@ The forward passes below repeat the agents' greedy (eval-mode) action in numpy: 
 ``head(mlp(normalise(obs)))``, for every agent whose greedy policy is one MLP (PPO, A2C, SAC, TQC, CrossQ,
 TD3, a plain DQN, QR-DQN, BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`), a dueling DQN's
 Q-values, IQN's mean quantile at its deterministic fractions (and SAC's squashed mean, as version 1 wrote
-it); a pixel policy's convolutions (`border_py.export.numpy_conv`) run first, for any kind. ``lstm`` is the
+it); a pixel policy's convolutions (`border_py.export.numpy_conv`), or a dict observation's images through
+theirs (`border_py.export.numpy_inputs`), run first, for any kind. ``lstm`` is the
 ``mlp`` kind with an LSTM (`border_py.export.numpy_lstm`) between the normalisation and the layers: recurrent
 PPO's, which acts with a memory the caller carries (``act_with_memory``). Nothing in this module imports
 torch.
@@ -31,9 +32,10 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from border_py.export.action_mask import MASK_VERSION, greedy_actions, read_action_mask
+from border_py.export.action_mask import greedy_actions, read_action_mask
 from border_py.export.dict_obs import Obs, flat_obs, read_obs_parts
 from border_py.export.numpy_conv import read_conv
+from border_py.export.numpy_inputs import INPUTS_VERSION, read_inputs
 from border_py.export.numpy_lstm import NumpyLstm, read_lstm
 
 # F32, Mlp, the format's constants and PolicyFileError were defined here first: importing them from here
@@ -44,13 +46,14 @@ from border_py.export.policy_files import SPEC_FILE as SPEC_FILE
 from border_py.export.policy_files import WEIGHTS_FILE as WEIGHTS_FILE
 from border_py.export.policy_files import PolicyFileError as PolicyFileError
 from border_py.export.policy_files import field as _field
-from border_py.export.policy_files import obs_shape, read_policy_files
+from border_py.export.policy_files import obs_shape, read_layers, read_policy_files
 from border_py.numpy_mlp import F32 as F32
 from border_py.numpy_mlp import Mlp as Mlp
 from border_py.numpy_mlp import relu
 
-VERSION = MASK_VERSION
-"""The newest version written: 4 added ``action.mask`` (a file without one is written as 3), 3 a pixel
+VERSION = INPUTS_VERSION
+"""The newest version written: 5 added ``network.inputs`` (a dict observation's images; written only with
+them), 4 ``action.mask`` (a file with neither is written as 3, with a mask alone as 4), 3 a pixel
 policy's convolutions (``network.conv``, ``obs_shape``), 2 the ``clip`` squash (a box within its bounds)."""
 TORCH_RTOL = 1e-4
 """How far an exported policy's outputs (values, or a continuous action) may be from the agent's in torch,
@@ -112,39 +115,24 @@ class NumpyPolicy:
         self.obs_shape = obs_shape(spec, self.obs_dim, net.get("conv") is not None, source)
         """One observation's shape: ``(obs_dim,)``, or a pixel policy's ``(channels, height, width)``."""
         self.conv = read_conv(net.get("conv"), self._array, self.obs_shape, self.kind, source)
-        self.in_dim = self.obs_dim if self.conv is None else self.conv.out_features
-        """What the first layer takes: the observation, or the convolutions' features (or the LSTM's ``h``,
-        set when the ``lstm`` kind is built)."""
-        self._build(net, action, source)
         try:  # a dict observation's parts, side by side in the flat one; None: an array observation
             self.obs_parts = read_obs_parts(spec.get("obs_parts"), self.obs_dim, self.conv is not None)
             self.action_mask = read_action_mask(spec, self.obs_dim, self.conv is not None)
             """Where each observation's legal-action flags lie, ``(start, stop)``; None: every action."""
         except ValueError as exc:
             raise PolicyFileError(f"{source}: {exc}") from exc
+        self.inputs = read_inputs(spec, net.get("inputs"), self._array, self.obs_parts, source)
+        """A dict observation's images through their CNNs, before the layers (None: no such front)."""
+        front = self.conv or self.inputs
+        self.in_dim = self.obs_dim if front is None else front.out_features
+        """What the first layer takes: the observation, or the convolutions' or the images' features (or
+        the LSTM's ``h``, set when the ``lstm`` kind is built)."""
+        self._build(net, action, source)
 
     # -- construction -------------------------------------------------------------------------------------
 
     def _mlp(self, net: Mapping[str, Any], name: str, relu_out: bool, source: str) -> Mlp:
-        names = _field(net, name, list, source)
-        if not names or not all(isinstance(n, list) and len(n) == 2 for n in names):
-            raise PolicyFileError(
-                f"{source}: network.{name} must be a non-empty list of [weight, bias] names"
-            )
-        layers: list[tuple[F32, F32]] = []
-        for w_name, b_name in names:
-            w, b = self._array(w_name, 2, source), self._array(b_name, 1, source)
-            if b.shape[0] != w.shape[1]:
-                raise PolicyFileError(
-                    f"{source}: bias {b_name!r} has {b.shape[0]} entries, layer has {w.shape[1]}"
-                )
-            if layers and layers[-1][0].shape[1] != w.shape[0]:
-                raise PolicyFileError(
-                    f"{source}: network.{name}: {w_name!r} takes {w.shape[0]} inputs, the layer before gives "
-                    f"{layers[-1][0].shape[1]}"
-                )
-            layers.append((w, b))
-        return Mlp(layers, relu_out)
+        return Mlp(read_layers(net, name, self._array, source), relu_out)
 
     def _array(self, name: object, ndim: int, source: str) -> F32:
         if not isinstance(name, str) or name not in self._weights:
@@ -164,6 +152,8 @@ class NumpyPolicy:
                 takes = f"the LSTM gives {self.in_dim}"
             elif self.conv is not None:
                 takes = f"the convolutions give {self.in_dim}"
+            elif self.inputs is not None:
+                takes = f"network.inputs give {self.in_dim} features"
             raise PolicyFileError(f"{source}: the network takes {first} inputs, {takes}")
 
     def _build_mlp(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
@@ -175,8 +165,9 @@ class NumpyPolicy:
         norm = net.get("obs_norm")
         self.obs_norm: tuple[F32, F32, float | None] | None = None
         if norm is not None:
-            if self.conv is not None:
-                raise PolicyFileError(f"{source}: network.obs_norm must be null with network.conv")
+            if self.conv is not None or self.inputs is not None:
+                front = "network.conv" if self.conv is not None else "network.inputs"
+                raise PolicyFileError(f"{source}: network.obs_norm must be null with {front}")
             if not isinstance(norm, Mapping) or not isinstance(norm.get("clip"), int | float | type(None)):
                 raise PolicyFileError(f"{source}: network.obs_norm must be {{mean, std, clip}} or null")
             mean, std = self._array(norm.get("mean"), 1, source), self._array(norm.get("std"), 1, source)
@@ -214,8 +205,9 @@ class NumpyPolicy:
 
     def _build(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
         if self.kind == "lstm":
-            if self.conv is not None:
-                raise PolicyFileError(f"{source}: an lstm policy takes vectors: network.conv must be absent")
+            if self.conv is not None or self.inputs is not None:
+                front = "network.conv" if self.conv is not None else "network.inputs"
+                raise PolicyFileError(f"{source}: an lstm policy takes vectors: {front} must be absent")
             self.lstm = read_lstm(net.get("lstm"), self._array, self.obs_dim, source)
             self.in_dim = self.lstm.hidden
         if self.kind in ("mlp", "lstm"):
@@ -280,9 +272,10 @@ class NumpyPolicy:
 
     # -- acting -------------------------------------------------------------------------------------------
 
-    def _batch(self, obs: Obs) -> tuple[F32, bool]:
-        """``obs`` as a batch of what the first layer takes (a pixel policy: its convolutions' features),
-        and whether it was one observation."""
+    def _batch(self, obs: Obs) -> tuple[F32, F32, bool]:
+        """``obs`` as a batch of what the first layer takes (a pixel policy: its convolutions' features; a
+        dict observation with images: their features beside the other parts), the batch as given (whose
+        flags a mask reads), and whether it was one observation."""
         if isinstance(obs, Mapping):
             obs = flat_obs(self.obs_parts, obs)
         # Pixels stay in their dtype (uint8) until the convolutions divide them: no float copy before.
@@ -295,7 +288,8 @@ class NumpyPolicy:
             raise ValueError(
                 f"observations must be {self.obs_shape} or (n, {shape}), got shape {np.shape(obs)}"
             )
-        return (x if self.conv is None else self.conv(x)), single
+        front = self.conv or self.inputs
+        return (x if front is None else front(x)), x, single
 
     def values(self, obs: Obs) -> F32:
         """The per-action values ``(n, n_actions)`` the greedy action maximises (DQN: Q-values; IQN: the
@@ -303,8 +297,8 @@ class NumpyPolicy:
         self._refuse_memory("values()")
         if not self.discrete:
             raise TypeError(f"a {self.kind} policy has no per-action values; use act()")
-        x, _ = self._batch(obs)
-        return self._values(x)
+        features, _, _ = self._batch(obs)
+        return self._values(features)
 
     def _normalised(self, x: F32) -> F32:
         if self.obs_norm is not None:
@@ -341,13 +335,13 @@ class NumpyPolicy:
         """The greedy action of one observation or of each in a batch (ValueError: a mask allows none;
         TypeError: the policy has memory, `act_with_memory`)."""
         self._refuse_memory("act()")
-        x, single = self._batch(obs)
+        features, x, single = self._batch(obs)
         if self.kind == "mlp":
-            act = self._mlp_action(self.mlp(self._normalised(x)), x)
-        elif self.discrete:  # x is the observation as given (a mask is never on a pixel policy's features)
-            act = greedy_actions(self._values(x), x, self.action_mask)
+            act = self._mlp_action(self.mlp(self._normalised(features)), x)
+        elif self.discrete:
+            act = greedy_actions(self._values(features), x, self.action_mask)
         else:
-            mean = self.actor(x)[:, : self.low.shape[0]]
+            mean = self.actor(features)[:, : self.low.shape[0]]
             act = np.clip(self.bias + self.scale * np.tanh(mean), self.low, self.high)
         return act[0] if single else act
 
@@ -388,7 +382,7 @@ class NumpyPolicy:
         """
         if self.lstm is None:
             raise TypeError(f"a {self.kind} policy has no memory; use act()")
-        x, single = self._batch(obs)
+        x, _, single = self._batch(obs)  # x as given: an lstm policy has no front
         h, after = self.lstm.step(self._normalised(x), self.lstm.checked(memory, len(x)))
         act = self._mlp_action(self.mlp(h), x)
         return (act[0] if single else act), after

@@ -1,7 +1,8 @@
 """An exported policy's two files and what every part of their reader shares: the format's name and the
 versions read, ``policy.json`` and ``weights.npz`` read safely (a file of another format or version
-refused before anything else; arrays never unpickled), the error every refusal raises, and the check of a
-plain field. numpy alone, as `border_py.export.numpy_policy`, which builds the policy from what this reads.
+refused before anything else; arrays never unpickled), the error every refusal raises, and the checks of a
+plain field and of a part's layers. numpy alone, as `border_py.export.numpy_policy`, which builds the policy
+from what this reads.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 from border_py.numpy_mlp import F32
 
 FORMAT = "border_py.policy"
-READS = (1, 2, 3, 4)
+READS = (1, 2, 3, 4, 5)
 """The versions this border_py reads (version 1's box policies without bounds still load)."""
 SPEC_FILE = "policy.json"
 WEIGHTS_FILE = "weights.npz"
@@ -92,3 +93,32 @@ def obs_shape(spec: Mapping[str, Any], obs_dim: int, conv: bool, source: str) ->
             f"{source}: 'obs_shape' {shape} holds {math.prod(shape)} values, obs_dim is {obs_dim}"
         )
     return tuple(shape)
+
+
+def read_layers(
+    net: Mapping[str, Any], name: str, array: Callable[[object, int, str], F32], source: str
+) -> list[tuple[F32, F32]]:
+    """``network.{name}``, a list of ``[weight, bias]`` names, as the layers they name (read by ``array``),
+    checked to chain.
+
+    Raises:
+        PolicyFileError: not such a list, a bias of another length than its layer's outputs, or a layer
+            that does not take the outputs of the one before (the message names ``source`` and the part).
+    """
+    names = field(net, name, list, source)
+    if not names or not all(isinstance(n, list) and len(n) == 2 for n in names):
+        raise PolicyFileError(f"{source}: network.{name} must be a non-empty list of [weight, bias] names")
+    layers: list[tuple[F32, F32]] = []
+    for w_name, b_name in names:
+        w, b = array(w_name, 2, source), array(b_name, 1, source)
+        if b.shape[0] != w.shape[1]:
+            raise PolicyFileError(
+                f"{source}: bias {b_name!r} has {b.shape[0]} entries, layer has {w.shape[1]}"
+            )
+        if layers and layers[-1][0].shape[1] != w.shape[0]:
+            raise PolicyFileError(
+                f"{source}: network.{name}: {w_name!r} takes {w.shape[0]} inputs, the layer before gives "
+                f"{layers[-1][0].shape[1]}"
+            )
+        layers.append((w, b))
+    return layers

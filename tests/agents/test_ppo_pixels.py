@@ -19,7 +19,7 @@ from border_py import (
     TrainerConfig,
     Transition,
 )
-from border_py.agents import NatureCnnConfig, Ppo, PpoConfig
+from border_py.agents import NatureCnn, NatureCnnConfig, Ppo, PpoConfig
 from border_py.agents.on_policy.model import SharedTrunk
 from border_py.base import Spaces
 from border_py.replay_buffer.rollout import Rollout
@@ -46,6 +46,7 @@ def test_an_encoder_refuses_observation_normalisation() -> None:
 def test_the_policy_and_the_value_share_one_trunk_initialised_orthogonally() -> None:
     net = _agent().parts.model.net
     assert isinstance(net.body, SharedTrunk)
+    assert isinstance(net.body.encoder, NatureCnn)
     conv = net.body.encoder.convs[0]
     assert isinstance(conv, torch.nn.Conv2d)
     w = conv.weight.detach().reshape(conv.out_channels, -1)

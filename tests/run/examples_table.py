@@ -40,6 +40,7 @@ EXAMPLES = [
     Example("sac_point_goal", "sac", "border_py/PointGoal-v0"),
     Example("sac_her_point_goal", "sac", "border_py/PointGoal-v0", variant="her"),
     Example("sac_her_fetch", "sac", "FetchReach-v4"),
+    Example("sac_pixel_target", "sac", "border_py/PixelTarget-v0"),
     Example("td3_pendulum", "td3", "Pendulum-v1"),
     Example("tqc_pendulum", "tqc", "Pendulum-v1"),
     Example("crossq_pendulum", "crossq", "Pendulum-v1"),

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from border_py.base.obs_parts import ObsParts
+from border_py.base.obs_parts import ObsPart, ObsParts
 from border_py.base.spaces import Spaces
 from border_py.envs.checks import supported_spaces
 from border_py.envs.goal_envs import PointGoalEnv
@@ -73,9 +73,10 @@ def test_dict_spaces_of_box_and_multibinary_parts_are_taken_and_the_rest_refused
     assert supported_spaces("E", box, act) is None
     with pytest.raises(TypeError, match="part 'n' is a Discrete"):
         supported_spaces("E", gym.spaces.Dict({"n": act}), act)
-    image = gym.spaces.Box(0, 255, (3, 8, 8), np.uint8)
-    with pytest.raises(TypeError, match="part 'camera' is an image"):
-        supported_spaces("E", gym.spaces.Dict({"camera": image}), act)
+    image = gym.spaces.Box(0, 255, (3, 8, 8), np.uint8)  # taken, marked: tests/unit/test_multi_input.py
+    camera = supported_spaces("E", gym.spaces.Dict({"camera": image}), act)
+    assert camera is not None
+    assert camera.images == (ObsPart("camera", (3, 8, 8), image=True),)
     with pytest.raises(TypeError, match="Box and Dict observation spaces"):
         supported_spaces("E", gym.spaces.Tuple((box,)), act)
 

@@ -22,7 +22,7 @@ from border_py.agents import Bc, Dqn, DqnConfig, OnPolicyAgent, RecurrentPpo, Re
 from border_py.agents.greedy import MlpParts, f32
 from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy
-from border_py.export.action_mask import UNMASKED_VERSION
+from border_py.export.action_mask import MASK_VERSION, UNMASKED_VERSION
 from border_py.export.numpy_policy import FORMAT, VERSION
 from examples.numpy_loader import load_policy
 from tests.unit import test_export, test_export_cnn, test_export_dict, test_export_mask, test_export_mlp
@@ -194,7 +194,7 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         parts = test_export_dict.PARTS if name == "dqn_dict" else None
         spec = json.loads((export_numpy(agent, tmp_path / name, obs_parts=parts) / "policy.json").read_text())
         assert spec["format"] == FORMAT
-        assert spec["version"] == (VERSION if name == "dqn_masked" else UNMASKED_VERSION)
+        assert spec["version"] == (MASK_VERSION if name == "dqn_masked" else UNMASKED_VERSION)
         for key in _keys_and_names(spec):
             found.setdefault(key, set()).add(name)
     walked = {

@@ -88,7 +88,12 @@ class CrossQ(SoftActorCritic["CrossQConfig", CrossQParts]):
             actor_norm = (lambda width: norm((width,))) if c.actor_batch_norm else None
             actor = self._gaussian_actor(actor_norm)
             critic = CriticEnsemble(
-                obs_dim, act_dim, c.critic_hidden, c.n_critics, norm=lambda n, width: norm((n, 1, width))
+                obs_dim,
+                act_dim,
+                c.critic_hidden,
+                c.n_critics,
+                norm=lambda n, width: norm((n, 1, width)),
+                encoder=self._encoder(),
             )
         # At rest in eval mode (running statistics): acting, the next actions and the policy's critics.
         actor.eval()

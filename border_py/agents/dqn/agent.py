@@ -14,9 +14,9 @@ from border_py.agents.greedy import (
     GreedyNetwork,
     GreedyPolicy,
     MlpParts,
-    conv_parts,
     linear_layers,
     mask_span,
+    with_encoder,
 )
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import NumpyMlp
@@ -58,33 +58,40 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
     takes_masks = True
 
     def __init__(self, config: DqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete(self.name, masks=True)
+        n_actions = spaces.need_discrete(self.name, masks=True, images=config.encoder is not None)
         shape = observation_shape(spaces, config.encoder)
         with seeded(seed):
-            encoder = None if config.encoder is None else config.encoder.build(shape)
+            encoder = None if config.encoder is None else config.encoder.build(shape, spaces.obs_parts)
             net = QNetwork(spaces.obs_dim, n_actions, config.hidden, config.dueling, encoder)
-        super().__init__(config, net, spaces, seed, files=("qnet.pt", "qnet_tgt.pt"), obs_shape=shape)
+        super().__init__(
+            config,
+            net,
+            spaces,
+            seed,
+            files=("qnet.pt", "qnet_tgt.pt"),
+            obs_shape=shape,
+            images=config.encoder is not None,
+        )
         if config.numpy_acting and self.device.type == "cpu" and encoder is None and not config.dueling:
             self._numpy_values = NumpyMlp(net.net)
 
     def greedy_policy(self) -> GreedyPolicy:
         """The eval-mode policy for export: the argmax of the Q-values, as one MLP, or for a dueling
-        network its shared layers and its value and advantage heads (the ``dqn`` kind); with the Nature
-        CNN, its convolutions first."""
+        network its shared layers and its value and advantage heads (the ``dqn`` kind); with an encoder
+        (the Nature CNN, or a dict observation's images), the encoder first."""
         net = self.parts.net.net
-        conv = None if net.encoder is None else conv_parts(net.encoder, self.obs_shape)
+        policy: GreedyPolicy
         if not self.config.dueling:
-            layers = linear_layers(net.net)
-            return MlpParts(
+            policy = MlpParts(
                 obs_mean=None,
                 obs_std=None,
                 obs_clip=None,
-                layers=layers,
+                layers=linear_layers(net.net),
                 activation="relu",
                 head="argmax",
-                conv=conv,
                 action_mask=mask_span(self.action_mask),
             )
+            return with_encoder(policy, net.encoder, self.obs_shape)
         names = ArrayNames()
         network = {
             "trunk": names.add("trunk", net.net),
@@ -94,15 +101,15 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         }
         action = {"type": "discrete", "n": self.n_actions}
         module = ArgmaxGreedy(net)
-        return GreedyNetwork(
+        policy = GreedyNetwork(
             kind="dqn",
             network=network,
             weights=names.weights,
             action=action,
             module=module,
-            conv=conv,
             action_mask=mask_span(self.action_mask),
         )
+        return with_encoder(policy, net.encoder, self.obs_shape)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.parts.net.net(obs)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents.cnn import NatureCnn
+from border_py.agents.multi_input import Encoder
 from border_py.agents.toolkit import mlp
 
 
@@ -30,7 +30,7 @@ class QNetwork(nn.Module):
         n_actions: int,
         hidden: Sequence[int],
         dueling: bool = False,
-        encoder: NatureCnn | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
         self.dueling = dueling

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, conv_parts
+from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, with_encoder
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -58,21 +58,29 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
     """Draws the uniformly sampled fractions (saved in ``state.pt``)."""
 
     def __init__(self, config: IqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete(self.name)
+        n_actions = spaces.need_discrete(self.name, images=config.encoder is not None)
         shape = observation_shape(spaces, config.encoder)
         c = config
         with seeded(seed):
-            encoder = None if c.encoder is None else c.encoder.build(shape)
+            encoder = None if c.encoder is None else c.encoder.build(shape, spaces.obs_parts)
             net = IqnNetwork(
                 spaces.obs_dim, n_actions, c.hidden, c.embed_dim, c.n_cos, c.head_hidden, encoder
             )
-        super().__init__(config, net, spaces, seed, files=("iqn.pt", "iqn_tgt.pt"), obs_shape=shape)
+        super().__init__(
+            config,
+            net,
+            spaces,
+            seed,
+            files=("iqn.pt", "iqn_tgt.pt"),
+            obs_shape=shape,
+            images=config.encoder is not None,
+        )
         self.generator = torch.Generator(self.device).manual_seed(seed)
 
     def greedy_policy(self) -> GreedyNetwork:
         """The eval-mode policy for export (the ``iqn`` kind): its state, fraction-embedding and head layers
-        and the fixed acting fractions, whose mean quantile the greedy action maximises; with the Nature
-        CNN (the first module of ``psi``), its convolutions first.
+        and the fixed acting fractions, whose mean quantile the greedy action maximises; with an encoder
+        (the Nature CNN or a dict observation's images: the first module of ``psi``), the encoder first.
 
         Raises:
             ValueError: it acts on randomly drawn fractions (``act_taus`` uniform: no fixed policy to
@@ -85,18 +93,20 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
             )
         taus = sample_taus(self.config.act_taus, 1, self.generator, self.device)[0].cpu()
         names, n = ArrayNames(), self.parts.net.net
+        encoder = None if self.config.encoder is None else n.psi[0]
         network = {
-            "psi": names.add("psi", n.psi),
+            # Past the encoder: a multi-input encoder's image layers are its own, not psi's.
+            "psi": names.add("psi", n.psi if encoder is None else n.psi[1:]),
             "phi": names.add("phi", n.phi),
             "head": names.add("head", n.head),
             "taus": taus.tolist(),
         }
         module = ArgmaxGreedy(MeanQuantiles(n, taus.to(self.device)))
         action = {"type": "discrete", "n": self.n_actions}
-        conv = None if self.config.encoder is None else conv_parts(n.psi[0], self.obs_shape)
-        return GreedyNetwork(
-            kind="iqn", network=network, weights=names.weights, action=action, module=module, conv=conv
+        policy = GreedyNetwork(
+            kind="iqn", network=network, weights=names.weights, action=action, module=module
         )
+        return with_encoder(policy, encoder, self.obs_shape)
 
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents.cnn import NatureCnn
 from border_py.agents.iqn.taus import EvenTaus, FixedTaus, TauSampling
+from border_py.agents.multi_input import Encoder
 from border_py.agents.toolkit import mlp
 
 
@@ -54,7 +54,7 @@ class IqnNetwork(nn.Module):
         embed_dim: int,
         n_cos: int,
         head_hidden: Sequence[int],
-        encoder: NatureCnn | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
         in_dim = obs_dim if encoder is None else encoder.out_features

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers, mask_span
+from border_py.agents.greedy import MlpParts, f32, linear_layers, mask_span, with_encoder
 from border_py.agents.normalization import RunningMeanStd
 from border_py.agents.on_policy.config import OnPolicyConfig
 from border_py.agents.on_policy.model import ActorCritic, SharedTrunk, masked_logits
@@ -81,8 +81,12 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
         self.obs_dim = obs_dim = spaces.obs_dim
         # What the network takes one observation as: the env's frame stack for an encoder, else flat.
         self.obs_shape = spaces.obs_shape if config.encoder is not None else (obs_dim,)
+        self.obs_parts = spaces.obs_parts
+        images = config.encoder is not None
         if spaces.discrete:
-            spaces.need_discrete(type(self).__name__, masks=True)
+            spaces.need_discrete(type(self).__name__, masks=True, images=images)
+        else:
+            spaces.need_box(type(self).__name__, images=images)
         self.act_dim = spaces.n_actions if spaces.n_actions is not None else spaces.action_dim
         self.device = torch_device(config.device)
         with seeded(seed):
@@ -100,7 +104,7 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
     def _network(self) -> ActorCritic:
         """The policy and value network, freshly initialised (from the seeded global RNG)."""
         c = self.config
-        encoder = None if c.encoder is None else c.encoder.build(self.obs_shape)
+        encoder = None if c.encoder is None else c.encoder.build(self.obs_shape, self.obs_parts)
         return ActorCritic(
             self.obs_dim,
             self.act_dim,
@@ -341,33 +345,31 @@ class OnPolicyAgent(TorchAgent[OnPolicyParts], Generic[C]):
             return float(self._std(latent).mean())
 
     def greedy_policy(self) -> MlpParts:
-        """The eval-mode policy for export: observation normalisation (clipped), the policy network (with
-        an encoder: its convolutions, then the shared layers), then the argmax of its logits, or its mean
-        action clipped to the box (what the env does to it); never a forbidden action where the env masks
-        them."""
+        """The eval-mode policy for export: observation normalisation (clipped), the policy network (its
+        encoder first, if any, then the shared layers), then the argmax of its logits, or its mean action
+        clipped to the box (what the env does to it); never a forbidden action where the env masks them."""
         body, head = self.parts.model.net.body, self.parts.model.net.action_net
-        low, high = (None, None) if self.action_bounds is None else self.action_bounds
         if isinstance(body, SharedTrunk):
-            layers, conv = linear_layers(body.layers), conv_parts(body.encoder, self.obs_shape)
+            layers, encoder = linear_layers(body.layers), body.encoder
         else:
             layers = [
                 (f32(w[0].detach().cpu().numpy()), f32(b[0].detach().cpu().numpy().reshape(-1)))
                 for w, b in zip(body.weights, body.biases, strict=True)
             ]
-            conv = None
+            encoder = None
         normalise = self.config.normalize_obs  # never with an encoder: the config refuses both
-        return MlpParts(
+        policy = MlpParts(
             obs_mean=f32(self.obs_rms.mean) if normalise else None,
             obs_std=f32(np.sqrt(self.obs_rms.var + 1e-8)) if normalise else None,
             obs_clip=float(self.config.clip_obs) if normalise else None,
             layers=[*layers, *linear_layers(head)],
             activation=self.config.activation,
             head="argmax" if self.discrete else "clip_box",
-            low=low,
-            high=high,
-            conv=conv,
+            low=None if self.action_bounds is None else self.action_bounds[0],
+            high=None if self.action_bounds is None else self.action_bounds[1],
             action_mask=mask_span(self.action_mask),
         )
+        return with_encoder(policy, encoder, self.obs_shape)
 
     def _state(self) -> dict[str, Any]:
         # Besides opt_steps and the generator: the normalisation statistics, the env steps the schedules

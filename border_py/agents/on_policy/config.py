@@ -7,7 +7,7 @@ from typing import Literal
 
 import attrs
 
-from border_py.agents.cnn_config import NatureCnnConfig
+from border_py.agents.cnn_config import EncoderConfig
 from border_py.agents.devices import device_name
 from border_py.config import finite, layer_sizes, positive_finite, unit_interval
 
@@ -24,10 +24,11 @@ class OnPolicyConfig:
     rollout's length is the buffer's (``RolloutBufferConfig.n_steps``).
     """
 
-    encoder: NatureCnnConfig | None = None
-    """A pixel encoder (``{kind: nature_cnn}``) that the policy and the value share: frame stacks go through
-    it, then through one shared MLP of ``hidden`` layers, then the two heads (CleanRL's and SB3's Atari
-    PPO). ``None``: flat observations and two separate MLPs."""
+    encoder: EncoderConfig | None = None
+    """An encoder that the policy and the value share: frame stacks through the Nature CNN (``{kind:
+    nature_cnn}``, CleanRL's and SB3's Atari PPO), or a dict observation with images through the
+    multi-input encoder (``{kind: multi_input}``), then one shared MLP of ``hidden`` layers, then the two
+    heads. ``None``: flat observations and two separate MLPs."""
     hidden: tuple[int, ...] = attrs.field(default=(64, 64), validator=layer_sizes)
     """In units: the hidden layers of the policy network and of the value network (two networks of this
     shape, nothing shared); with an ``encoder``, of the one MLP both share after it (Nature: ``[512]``)."""

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents.cnn import NatureCnn
+from border_py.agents.multi_input import Encoder
 
 _ACTIVATIONS = {"tanh": torch.tanh, "relu": torch.relu}
 
@@ -76,15 +76,14 @@ class SharedTrunk(nn.Module):
     zero biases.
 
     Examples:
+        >>> from border_py.agents.cnn import NatureCnn
         >>> trunk = SharedTrunk(NatureCnn((4, 36, 36)), (16,), "relu", gain=math.sqrt(2))
         >>> pi, vf = trunk(torch.zeros(2, 4, 36, 36, dtype=torch.uint8))
         >>> pi.shape, pi is vf
         (torch.Size([2, 16]), True)
     """
 
-    def __init__(
-        self, encoder: NatureCnn, hidden: Sequence[int], activation: str, gain: float | None
-    ) -> None:
+    def __init__(self, encoder: Encoder, hidden: Sequence[int], activation: str, gain: float | None) -> None:
         super().__init__()
         self.encoder = encoder
         self.activation = _ACTIVATIONS[activation]
@@ -133,7 +132,7 @@ class ActorCritic(nn.Module):
         ortho_init: bool,
         log_std_init: float,
         gsde: bool,
-        encoder: NatureCnn | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
         gain = math.sqrt(2) if ortho_init else None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import MlpParts, conv_parts, f32, linear_layers
+from border_py.agents.greedy import MlpParts, f32, linear_layers, with_encoder
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -55,32 +55,41 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
     name = "QR-DQN"
 
     def __init__(self, config: QrDqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete(self.name)
+        n_actions = spaces.need_discrete(self.name, images=config.encoder is not None)
         shape = observation_shape(spaces, config.encoder)
         with seeded(seed):
-            encoder = None if config.encoder is None else config.encoder.build(shape)
+            encoder = None if config.encoder is None else config.encoder.build(shape, spaces.obs_parts)
             net = QuantileNetwork(spaces.obs_dim, n_actions, config.n_quantiles, config.hidden, encoder)
-        super().__init__(config, net, spaces, seed, files=("qrdqn.pt", "qrdqn_tgt.pt"), obs_shape=shape)
+        super().__init__(
+            config,
+            net,
+            spaces,
+            seed,
+            files=("qrdqn.pt", "qrdqn_tgt.pt"),
+            obs_shape=shape,
+            images=config.encoder is not None,
+        )
         self.taus = midpoint_fractions(config.n_quantiles, self.device)
         """The fractions of the quantiles, ``(n_quantiles,)``."""
 
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: one MLP whose last layer gives the mean quantile of each
         action (its weights and bias averaged over the quantiles: the mean of a linear map is the map of
-        the mean), and the argmax; with the Nature CNN, its convolutions first."""
+        the mean), and the argmax; with an encoder (the Nature CNN, or a dict observation's images), the
+        encoder first."""
         net = self.parts.net.net
         *layers, (weight, bias) = linear_layers(net.net)
         n, a = self.config.n_quantiles, self.n_actions
         last = (f32(weight.reshape(-1, n, a).mean(axis=1)), f32(bias.reshape(n, a).mean(axis=0)))
-        return MlpParts(
+        policy = MlpParts(
             obs_mean=None,
             obs_std=None,
             obs_clip=None,
             layers=[*layers, last],
             activation="relu",
             head="argmax",
-            conv=None if net.encoder is None else conv_parts(net.encoder, self.obs_shape),
         )
+        return with_encoder(policy, net.encoder, self.obs_shape)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.parts.net.net(obs).mean(dim=1)

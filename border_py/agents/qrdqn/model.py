@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from border_py.agents.cnn import NatureCnn
+from border_py.agents.multi_input import Encoder
 from border_py.agents.toolkit import mlp
 
 
@@ -39,7 +39,7 @@ class QuantileNetwork(nn.Module):
         n_actions: int,
         n_quantiles: int,
         hidden: Sequence[int],
-        encoder: NatureCnn | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
         self.n_actions, self.n_quantiles = n_actions, n_quantiles

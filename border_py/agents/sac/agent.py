@@ -15,7 +15,7 @@ from torch import nn
 
 from border_py.agents.actor_critic import ActorCriticAgent
 from border_py.agents.ensemble import CriticEnsemble
-from border_py.agents.greedy import MlpParts, linear_layers, mean_head
+from border_py.agents.greedy import F32, MlpParts, linear_layers, mean_head, with_encoder
 from border_py.agents.parts import Scalar, Tracked, Trained, seeded
 from border_py.agents.sac.gsde import ActingNoise
 from border_py.agents.sac.losses import (
@@ -119,6 +119,7 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
             c.log_std_max,
             norm,
             gsde_log_std_init=init,
+            encoder=self._encoder(),
         )
 
     def _log_alpha(self) -> Scalar:
@@ -287,8 +288,14 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
             self.acting_noise.load_state(state["sde"], self.device)
 
     def greedy_policy(self) -> MlpParts:
-        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``."""
+        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``; with a
+        dict observation's images, the actor's encoder first."""
         return self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
+
+    def _tanh_box_policy(self, layers: list[tuple[F32, F32]]) -> MlpParts:
+        # Here rather than in greedy_policy: CrossQ states its own layers (folded) through this too.
+        actor = self.parts.actor.net
+        return with_encoder(super()._tanh_box_policy(layers), actor.encoder, (self.obs_dim,))
 
 
 class Sac(SoftActorCritic["SacConfig", SacParts]):
@@ -335,7 +342,8 @@ class Sac(SoftActorCritic["SacConfig", SacParts]):
 
     def _critic(self, obs_dim: int, act_dim: int) -> CriticEnsemble:
         """The critics, built in the agent's ``seeded`` block after the policy: ``n_critics`` Q-networks."""
-        return CriticEnsemble(obs_dim, act_dim, self.config.critic_hidden, self.config.n_critics)
+        c = self.config
+        return CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics, encoder=self._encoder())
 
     def _critic_values(self, b: TransitionBatch, alpha: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The critics' outputs for the batch's actions and, without gradient, `_critic_target`."""

@@ -11,6 +11,7 @@ from border_py.base.spaces import Spaces
 if TYPE_CHECKING:
     from border_py.agents.sac.agent import Sac
 
+from border_py.agents.cnn_config import MultiInputConfig
 from border_py.agents.devices import device_name
 from border_py.agents.lr_schedule import check_lr_schedule
 from border_py.config import finite, layer_sizes, positive_finite
@@ -84,6 +85,10 @@ class SoftActorCriticConfig:
         default=None, validator=attrs.validators.optional(positive_finite)
     )
     """Clip each network's gradient L2 norm to this; ``None``: no clipping."""
+    encoder: MultiInputConfig | None = None
+    """A dict observation with images (``{kind: multi_input}``): the policy and the critics each put a
+    multi-input encoder of their own in front of their layers (a CNN per image part; SB3's off-policy
+    ``MultiInputPolicy``, whose actor and critics do not share theirs); ``None``: the flat observation."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 

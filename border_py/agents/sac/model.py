@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
+from border_py.agents.multi_input import Encoder
 from border_py.agents.toolkit import mlp
 
 
@@ -18,6 +19,9 @@ class GaussianActor(nn.Module):
     The network outputs ``log_std``; the std is ``exp(log_std)``, taken once, where the loss needs it.
     With ``norm`` (CrossQ), the network normalises its input and each hidden activation (`mlp`'s
     ``norm``).
+
+    With an ``encoder`` (`border_py.agents.multi_input`: a dict observation with images), the network
+    takes the encoder's features; ``obs_dim`` is then unused.
 
     With ``gsde_log_std_init`` (generalized state-dependent exploration, SB3's SAC ``use_sde``) the network
     outputs the mean alone, and the noise comes from ``log_std``, a parameter of shape ``(latent_dim,
@@ -47,20 +51,25 @@ class GaussianActor(nn.Module):
         norm: Callable[[int], nn.Module] | None = None,
         *,
         gsde_log_std_init: float | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
         gsde = gsde_log_std_init is not None
-        self.net = mlp(obs_dim, act_dim if gsde else 2 * act_dim, hidden, norm)
+        self.encoder = encoder
+        in_dim = obs_dim if encoder is None else encoder.out_features
+        self.net = mlp(in_dim, act_dim if gsde else 2 * act_dim, hidden, norm)
         self.log_std_min = log_std_min
         self.log_std_max = log_std_max
         self.log_std = None
         if gsde_log_std_init is not None:
-            latent_dim = hidden[-1] if hidden else obs_dim
+            latent_dim = hidden[-1] if hidden else in_dim
             self.log_std = nn.Parameter(torch.full((latent_dim, act_dim), float(gsde_log_std_init)))
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Returns ``(mean, log_std)`` of ``u``, each ``(batch, act_dim)``; with gSDE ``(mean, latent)``,
         ``latent`` ``(batch, latent_dim)``: the features the noise is made from."""
+        if self.encoder is not None:
+            obs = self.encoder(obs)
         if self.log_std is None:
             mean, log_std = self.net(obs).chunk(2, dim=-1)
             return mean, log_std.clamp(self.log_std_min, self.log_std_max)

@@ -13,7 +13,7 @@ from torch import nn
 
 from border_py.agents.actor_critic import ActorCriticAgent
 from border_py.agents.ensemble import CriticEnsemble
-from border_py.agents.greedy import MlpParts, linear_layers
+from border_py.agents.greedy import MlpParts, linear_layers, with_encoder
 from border_py.agents.parts import Tracked, seeded
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
 from border_py.agents.td3.model import BoxCritic, DeterministicActor
@@ -95,9 +95,13 @@ class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
         self.scale = (self.high - self.low) / 2.0
         with seeded(seed):
             bias = (self.high + self.low) / 2.0
-            actor = DeterministicActor(self.obs_dim, self.act_dim, c.actor_hidden, self.scale, bias)
+            actor = DeterministicActor(
+                self.obs_dim, self.act_dim, c.actor_hidden, self.scale, bias, self._encoder()
+            )
             # Critics of the action rescaled to [-1, 1] (as SB3's): see BoxCritic for why (issue 37).
-            critic = BoxCritic(self.obs_dim, self.act_dim, c.critic_hidden, c.n_critics, self.scale, bias)
+            critic = BoxCritic(
+                self.obs_dim, self.act_dim, c.critic_hidden, c.n_critics, self.scale, bias, self._encoder()
+            )
         self.parts = Td3Parts(
             actor=Tracked.adam_with_target(
                 actor, "actor.pt", "actor_optimizer", c.actor_lr, device, "actor_tgt.pt"
@@ -182,8 +186,10 @@ class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
         return float(loss.detach())
 
     def greedy_policy(self) -> MlpParts:
-        """The eval-mode policy for export: the deterministic actor, ``bias + scale * tanh(out)``."""
-        return self._tanh_box_policy(linear_layers(self.parts.actor.net.net))
+        """The eval-mode policy for export: the deterministic actor, ``bias + scale * tanh(out)``; with a
+        dict observation's images, its encoder first."""
+        actor = self.parts.actor.net
+        return with_encoder(self._tanh_box_policy(linear_layers(actor.net)), actor.encoder, (self.obs_dim,))
 
     def _state(self) -> dict[str, Any]:
         # The Ornstein-Uhlenbeck noise's state and the update count: exploration resumes exactly.

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from border_py.agents.ensemble import CriticEnsemble
+from border_py.agents.multi_input import Encoder
 from border_py.agents.toolkit import mlp
 
 
@@ -22,10 +23,17 @@ class DeterministicActor(nn.Module):
     """
 
     def __init__(
-        self, obs_dim: int, act_dim: int, hidden: Sequence[int], scale: torch.Tensor, bias: torch.Tensor
+        self,
+        obs_dim: int,
+        act_dim: int,
+        hidden: Sequence[int],
+        scale: torch.Tensor,
+        bias: torch.Tensor,
+        encoder: Encoder | None = None,
     ) -> None:
         super().__init__()
-        self.net = mlp(obs_dim, act_dim, hidden)
+        self.encoder = encoder  # a dict observation with images: the MLP takes its features
+        self.net = mlp(obs_dim if encoder is None else encoder.out_features, act_dim, hidden)
         # Constants of the env, not parameters: outside the state dict, moved with the module.
         self.scale: torch.Tensor
         self.bias: torch.Tensor
@@ -34,7 +42,8 @@ class DeterministicActor(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Returns actions ``(batch, act_dim)``."""
-        return self.bias + self.scale * torch.tanh(self.net(obs))
+        x = obs if self.encoder is None else self.encoder(obs)
+        return self.bias + self.scale * torch.tanh(self.net(x))
 
 
 class BoxCritic(CriticEnsemble):
@@ -61,8 +70,9 @@ class BoxCritic(CriticEnsemble):
         n: int,
         scale: torch.Tensor,
         bias: torch.Tensor,
+        encoder: Encoder | None = None,
     ) -> None:
-        super().__init__(obs_dim, act_dim, hidden, n)
+        super().__init__(obs_dim, act_dim, hidden, n, encoder=encoder)
         # Constants of the env, not parameters: outside the state dict (checkpoints keep their keys).
         self.scale: torch.Tensor
         self.bias: torch.Tensor

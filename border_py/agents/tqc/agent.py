@@ -53,7 +53,9 @@ class Tqc(Sac):
 
     def _critic(self, obs_dim: int, act_dim: int) -> CriticEnsemble:
         c = self.config
-        return CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics, out=c.n_quantiles)
+        return CriticEnsemble(
+            obs_dim, act_dim, c.critic_hidden, c.n_critics, out=c.n_quantiles, encoder=self._encoder()
+        )
 
     def _critic_target(self, b: TransitionBatch, alpha: torch.Tensor) -> torch.Tensor:
         c = self.config

@@ -1,0 +1,82 @@
+"""``MultiInputEncoder``: the features of a dict observation with images: a CNN per image part, the flat
+parts as they are, side by side (Stable-Baselines3's ``CombinedExtractor``). Its config, which builds it,
+is `border_py.agents.cnn_config.MultiInputConfig` (no torch there)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from border_py.agents.cnn import NatureCnn
+from border_py.base.obs_parts import ObsPart, ObsParts
+
+
+class ImageFeatures(nn.Module):
+    """One image part's features: the Nature CNN on its pixels scaled to [0, 1], then a linear layer to
+    ``features`` and a ReLU (SB3's ``NatureCNN`` with ``features_dim``).
+
+    Examples:
+        >>> part = ObsPart("camera", (36, 36, 3), image=True)
+        >>> ImageFeatures(part, 16)(torch.zeros(2, 36 * 36 * 3)).shape
+        torch.Size([2, 16])
+    """
+
+    def __init__(self, part: ObsPart, features: int) -> None:
+        super().__init__()
+        self.shape, self.channels_first = part.shape, part.channels_first
+        try:
+            self.cnn = NatureCnn(part.channels_first_shape)
+        except ValueError as exc:
+            raise ValueError(f"dict observation part {part.key!r}: {exc}") from None
+        self.linear = nn.Linear(self.cnn.out_features, features)
+
+    def forward(self, flat: torch.Tensor) -> torch.Tensor:
+        """``(batch, size)`` pixel values 0-255 laid flat, in the part's shape, to ``(batch, features)``."""
+        image = flat.reshape(-1, *self.shape)
+        if not self.channels_first:
+            image = image.permute(0, 3, 1, 2)
+        return torch.relu(self.linear(self.cnn(image / 255.0)))
+
+
+class MultiInputEncoder(nn.Module):
+    """Maps flat dict observations ``(*batch, parts.dim)`` (`border_py.base.obs_parts`) to features
+    ``(*batch, out_features)``: each part in order, an image through its own `ImageFeatures`, a flat part
+    as it is.
+
+    Raises:
+        ValueError: the parts hold no image (an MLP takes them flat), or an image is smaller than the Nature
+            CNN's filters cover (36 x 36).
+
+    Examples:
+        >>> parts = ObsParts.of({"camera": (36, 36, 1), "speed": (2,)}, images=["camera"])
+        >>> encoder = MultiInputEncoder(parts, image_features=8)
+        >>> encoder.out_features, encoder(torch.zeros(4, parts.dim)).shape
+        (10, torch.Size([4, 10]))
+    """
+
+    def __init__(self, parts: ObsParts, image_features: int = 256) -> None:
+        super().__init__()
+        if not parts.images:
+            raise ValueError(
+                f"a multi-input encoder is for dict observations with images; the parts {list(parts.keys)} "
+                "are flat (leave agent.encoder out: the MLP takes them)"
+            )
+        self.parts = parts
+        # A list, not a ModuleDict: a key may hold a dot, which a module's name may not.
+        self.images = nn.ModuleList(ImageFeatures(p, image_features) for p in parts.images)
+        self.out_features = sum(image_features if p.image else p.size for p in parts.parts)
+        """The length of the features."""
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """The features of ``obs``, flat dict observations of any leading dimensions."""
+        lead = obs.shape[:-1]
+        x = obs.reshape(-1, obs.shape[-1])
+        pieces, images = [], iter(self.images)
+        for p in self.parts.parts:
+            where = x[:, self.parts.span(p.key)]
+            pieces.append(next(images)(where) if p.image else where)
+        return torch.cat(pieces, dim=-1).reshape(*lead, self.out_features)
+
+
+Encoder = NatureCnn | MultiInputEncoder
+"""What an agent's network puts in front of its layers: an encoder with ``out_features``."""
