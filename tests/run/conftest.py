@@ -61,6 +61,8 @@ def tiny_changes(data: dict[str, Any], data_path: Path | None = None, opts: int 
     trainer: dict[str, Any] = {
         "max_opts": opts, "max_env_steps": None, "eval_interval": opts, "save_interval": opts,
         "record_interval": 1, "keep_checkpoints": None,
+        # In opt steps here: an entry's intervals in env steps (RL Zoo's translated entries) go.
+        "eval_interval_env_steps": None, "save_interval_env_steps": None,
     }  # fmt: skip
     over: dict[str, Any] = {"evaluator": {"n_episodes": 1}, "trainer": trainer, "agent": {"batch_size": 16}}
     buffer = data.get("replay_buffer") or {}
