@@ -1,6 +1,7 @@
 """The built site in a real browser (``make docs-check``): headless Chromium opens every page of ``site/``
 at 1280 px and checks that it loads with no console error and no failed request, that every image loaded,
-that no raw Sphinx role (``:class:`` ...) shows, and that no code block or table needs a sideways scroll;
+that no raw Sphinx role (``:class:`` ...) shows, that no table needs a sideways scroll, and that code blocks
+never wrap (a long line scrolls inside its block rather than breaking a path mid-word);
 a screenshot of each page goes to ``site-check/``. The site's search finds ``Trainer``.
 
 Without Debian's chromium, Playwright or a built site the checks skip, saying why; with ``CI=true`` a
@@ -30,11 +31,14 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 RAW_ROLE = re.compile(r":(class|meth|func|mod|attr|data|exc|obj|ref):`")
-# What overflows its box sideways: code blocks and tables (the text column is what a reader scrolls).
-OVERFLOW_JS = """() => [...document.querySelectorAll(
-    '.md-content pre, .md-content table, .md-typeset__scrollwrap')]
+# What overflows its box sideways: tables (the text column is what a reader scrolls).
+OVERFLOW_JS = """() => [...document.querySelectorAll('.md-content table, .md-typeset__scrollwrap')]
   .filter(e => e.scrollWidth > e.clientWidth + 1)
   .map(e => e.tagName + ': ' + e.textContent.trim().slice(0, 60))"""
+# Code that wraps: a path or a command broken mid-word reads as two (code blocks scroll instead).
+WRAPPING_CODE_JS = """() => [...document.querySelectorAll('.md-content pre > code')]
+  .filter(e => getComputedStyle(e).whiteSpace !== 'pre')
+  .map(e => e.textContent.trim().slice(0, 60))"""
 BROKEN_IMAGES_JS = (
     """() => [...document.images].filter(i => i.complete && i.naturalWidth === 0).map(i => i.src)"""
 )
@@ -118,6 +122,7 @@ def test_a_page_renders_cleanly_at_1280_px(browser: Any, site_url: str, path: st
     page.goto(site_url + path, wait_until="networkidle")
     problems += [f"broken image: {src}" for src in page.evaluate(BROKEN_IMAGES_JS)]
     problems += [f"needs a sideways scroll: {what}" for what in page.evaluate(OVERFLOW_JS)]
+    problems += [f"code block wraps: {what}" for what in page.evaluate(WRAPPING_CODE_JS)]
     text = page.inner_text("body")
     problems += [f"raw role: {m.group(0)}" for m in RAW_ROLE.finditer(text)]
     SHOTS.mkdir(exist_ok=True)
