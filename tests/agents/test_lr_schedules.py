@@ -24,7 +24,7 @@ from border_py.agents import (
     Td3Config,
     TqcConfig,
 )
-from border_py.agents.sac.agent import SoftActorCritic
+from border_py.agents.sac.soft import SoftActorCritic
 from border_py.base import Spaces
 from tests.agents.random_buffer import random_buffer
 

@@ -6,7 +6,7 @@ start of each collection block of ``train_freq`` env steps, that is after each t
 ``sde_sample_freq`` steps inside a block. Here a block ends at each ``opt`` call (the trainer calls it every
 ``opt_interval`` env steps after the warm-up), so with the zoo's blocks (``opt_interval`` = SB3's
 ``train_freq``) the weights change exactly when SB3's do. A training update draws its own weights
-(`border_py.agents.sac.agent.SoftActorCritic`), as SB3's ``SAC.train`` does at each gradient step.
+(`border_py.agents.sac.soft.SoftActorCritic`), as SB3's ``SAC.train`` does at each gradient step.
 """
 
 from __future__ import annotations
