@@ -14,7 +14,7 @@ from border_py.base.env import AnyEnv, Env, RewindableVecEnv, VecEnv
 from border_py.base.evaluator import Evaluator
 from border_py.base.goal_env import EnvReader, GoalEnv, GoalReward
 from border_py.base.obs_parts import ObsPart, ObsParts
-from border_py.base.policy import BatchPolicy, Policy, RecurrentPolicy
+from border_py.base.policy import BatchPolicy, EpisodicNoise, Policy, RecurrentPolicy
 from border_py.base.recorder import Recorder
 from border_py.base.replay_buffer import DatasetBuffer, ExperienceBuffer, ReplayBuffer, TrainingBuffer
 from border_py.base.spaces import HasSpaces, Spaces
@@ -32,6 +32,7 @@ __all__ = [
     "DatasetBuffer",
     "Env",
     "EnvReader",
+    "EpisodicNoise",
     "Evaluator",
     "ExperienceBuffer",
     "GoalEnv",

@@ -1,5 +1,6 @@
 """``Policy``: maps an observation to an action; ``BatchPolicy`` acts for many observations at once;
-``RecurrentPolicy`` remembers the observations of each episode, and is told where episodes start."""
+``RecurrentPolicy`` remembers the observations of each episode, and is told where episodes start;
+``EpisodicNoise`` explores with a noise process that starts again with each episode."""
 
 from __future__ import annotations
 
@@ -53,14 +54,30 @@ class RecurrentPolicy(Protocol):
         ...
 
 
+@runtime_checkable
+class EpisodicNoise(Protocol):
+    """A policy whose train-mode exploration is a process with a state (TD3's Ornstein-Uhlenbeck noise),
+    which starts again at each episode's start, lane by lane, as Stable-Baselines3 resets its action noise
+    when an episode ends. Not a memory: its greedy actions do not depend on it, and evaluation never calls
+    it."""
+
+    def start_noise(self, starts: Sequence[bool]) -> None:
+        """Starts the noise again in the lanes flagged in ``starts`` (as `RecurrentPolicy.start_episodes`
+        counts lanes); with every flag set, in all lanes, and sets how many there are."""
+        ...
+
+
 def start_episodes(policy: object, starts: Sequence[bool]) -> None:
-    """``policy.start_episodes(starts)`` where ``policy`` is a `RecurrentPolicy`; nothing otherwise.
+    """``policy.start_episodes(starts)`` where ``policy`` is a `RecurrentPolicy`, and
+    ``policy.start_noise(starts)`` where it is an `EpisodicNoise`; nothing otherwise.
 
     Examples:
         >>> start_episodes(object(), [True])  # a policy without memory: nothing to clear
     """
     if isinstance(policy, RecurrentPolicy):
         policy.start_episodes(starts)
+    if isinstance(policy, EpisodicNoise):
+        policy.start_noise(starts)
 
 
 def sample_all(policy: Policy[O_contra, A_co], obs: Sequence[O_contra]) -> Sequence[A_co]:

@@ -219,7 +219,7 @@ def _td3(draft: Draft) -> None:
         draft.put("agent", exploration="ou", ou_theta=theta, exploration_std=sigma)
         draft.note(
             f"ornstein-uhlenbeck noise (sigma {std:g}, SB3's theta 0.15 and dt 0.01): ou_theta {theta:g}, "
-            f"exploration_std {sigma:g} per env step; not reset at episode ends"
+            f"exploration_std {sigma:g} per env step; 0 at each episode's start, as SB3 resets it"
         )
     else:
         draft.refuse("noise_type", f"{kind!r}: border_py's TD3 explores with normal or OU noise")

@@ -12,7 +12,8 @@ import torch
 
 from border_py.agents import Td3, Td3Config
 from border_py.agents.td3.losses import actor_loss, critic_loss, smoothed_target_action, td_target
-from border_py.base import Spaces
+from border_py.base import EpisodicNoise, RecurrentPolicy, Spaces
+from border_py.base.policy import start_episodes
 from tests.agents.random_buffer import random_buffer
 
 LOW, HIGH = np.array([-2.0, 0.0, -1.0], np.float32), np.array([2.0, 1.0, 3.0], np.float32)
@@ -183,3 +184,27 @@ def test_learning_does_not_depend_on_the_units_of_the_action_box() -> None:
             _params(getattr(wide.parts, module).net), _params(getattr(unit.parts, module).net), strict=True
         )
         assert all(torch.allclose(a, b, atol=1e-5) for a, b in pairs), module
+
+
+def test_ou_noise_starts_again_with_each_episode_lane_by_lane_as_sb3_resets_it() -> None:
+    config = Td3Config.ddpg(actor_hidden=(8,), critic_hidden=(8,), batch_size=16)
+    agent = Td3(config, Spaces(obs_shape=(4,), action_low=LOW, action_high=HIGH), seed=0)
+    assert isinstance(agent, EpisodicNoise)
+    assert not isinstance(agent, RecurrentPolicy)  # no memory: evaluation stays batched
+    start_episodes(agent, [True, True])  # what the sampler says when two sub-envs start
+    for _ in range(5):
+        agent._exploration(2)
+    before = agent.ou.clone()
+    assert bool((before != 0).all())
+    start_episodes(agent, [False, True])  # sub-env 1's episode ended: its noise starts again
+    assert torch.equal(agent.ou[0], before[0])
+    assert bool((agent.ou[1] == 0).all())
+    start_episodes(agent, [True])  # one lane now
+    assert agent.ou.shape == (1, 3)
+    assert bool((agent.ou == 0).all())
+
+
+def test_gaussian_exploration_has_no_state_to_start_again() -> None:
+    agent = _agent()
+    start_episodes(agent, [True, False])
+    assert agent._exploration(2).shape == (2, 3)

@@ -36,6 +36,8 @@ from border_py.agents import (
     QrDqnConfig,
     Sac,
     SacConfig,
+    Td3,
+    Td3Config,
     Tqc,
     TqcConfig,
 )
@@ -127,6 +129,13 @@ CASES: dict[str, tuple[str, MakeAgent, bool]] = {
             ),
             env.spaces,
             seed=3,
+        ),
+        False,
+    ),
+    "ddpg": (  # Ornstein-Uhlenbeck noise, started again at the episode's end (env step 200), after the resume
+        "Pendulum-v1",
+        lambda env: Td3(
+            Td3Config.ddpg(actor_hidden=(32, 32), critic_hidden=(32, 32), batch_size=32), env.spaces, seed=3
         ),
         False,
     ),

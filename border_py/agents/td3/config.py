@@ -62,8 +62,11 @@ class Td3Config:
     target_noise_clip: float = attrs.field(default=0.5, validator=_non_negative)
     """The smoothing noise is clipped to ``[-target_noise_clip, target_noise_clip]`` (half action ranges)."""
     exploration: Literal["gaussian", "ou"] = "gaussian"
-    """Train-mode action noise: independent Gaussian, or Ornstein-Uhlenbeck (DDPG's; it runs on across
-    episodes, whose ends the agent does not see, and forgets within about ``1 / ou_theta`` steps)."""
+    """Train-mode action noise: independent Gaussian, or Ornstein-Uhlenbeck (DDPG's: 0 at each episode's
+    start, in each sub-env, as SB3 resets its action noise; it forgets within about ``1 / ou_theta``
+    steps). Its step is border_py's, one unit of time per env step: SB3's ``dt = 0.01`` is
+    ``ou_theta = 0.15 * 0.01`` and ``exploration_std = sigma * sqrt(0.01)`` here (the zoo's RL Zoo entries
+    are translated so)."""
     exploration_std: float = attrs.field(default=0.1, validator=_non_negative)
     """The exploration noise's std (OU: its sigma)."""
     ou_theta: float = attrs.field(default=0.15, validator=positive_finite)
