@@ -13,6 +13,15 @@ Zoo does, for reference.
     nice -n 10 .venv-peers/bin/python -m benchmarks.her_fetch sb3 --normalize --seeds 0 1 2
     .venv/bin/python -m benchmarks.her_fetch table
 
+``--algo tqc`` runs TQC on both sides instead, into ``runs/her_fetch_tqc`` (the SAC runs stay in
+``runs/her_fetch``): the zoo's ``tqc`` entry for the env beside sb3-contrib's TQC + ``HerReplayBuffer`` at
+RL Zoo's TQC FetchReach-v1 settings (campaigns/rlzoo/hyperparams/tqc.yml: SAC's above with one critic of
+25 quantiles, the top 2 dropped), again without ``VecNormalize`` unless ``sb3 --normalize``:
+
+    nice -n 10 .venv/bin/python -m benchmarks.her_fetch ours --algo tqc --seeds 0 1 2
+    nice -n 10 .venv-peers/bin/python -m benchmarks.her_fetch sb3 --algo tqc --seeds 0 1 2
+    .venv/bin/python -m benchmarks.her_fetch table --algo tqc
+
 ``--steps N`` gives both sides a shorter budget (``--out`` apart): 8,000 and 12,000 catch them mid-way.
 
 Both virtualenvs need gymnasium-robotics (``pip install -c constraints.txt gymnasium-robotics``; the
@@ -24,6 +33,7 @@ its Fetch envs run on mujoco 4. Each run writes ``<out>/<side>/seed<N>.json``; t
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +57,15 @@ SB3_SETTINGS: dict[str, Any] = {
 """RL Zoo's FetchReach-v1 entry (campaigns/rlzoo/hyperparams/sac.yml) but ``normalize``: the zoo's sac entry
 for the env (border_py/zoo/sac.yaml) in SB3's names."""
 
+TQC_SB3_SETTINGS: dict[str, Any] = {
+    **SB3_SETTINGS,
+    "top_quantiles_to_drop_per_net": 2,
+    "policy_kwargs": {"net_arch": [64, 64], "n_critics": 1, "n_quantiles": 25},
+}
+"""RL Zoo's TQC FetchReach-v1 entry (campaigns/rlzoo/hyperparams/tqc.yml) but ``normalize``: its SAC entry's
+settings with ``n_critics=1`` (sb3-contrib's 25 quantiles and top 2 dropped spelled out); the zoo's tqc
+entry for the env (border_py/zoo/tqc.yaml) in sb3-contrib's names."""
+
 
 def register_env() -> None:
     """Imports gymnasium-robotics (its ids register) with border_py's fix for mujoco 4."""
@@ -61,7 +80,11 @@ FETCH_REACH = Task(
     variants=("",),
     out=Path("runs/her_fetch"),
 )
+FETCH_REACH_TQC = replace(
+    FETCH_REACH, algo="tqc", sb3_settings=TQC_SB3_SETTINGS, out=Path("runs/her_fetch_tqc")
+)
+"""The same benchmark with TQC on both sides (``--algo tqc``), in its own folder."""
 
 
 if __name__ == "__main__":
-    sys.exit(main(FETCH_REACH, __doc__))
+    sys.exit(main(FETCH_REACH, __doc__, others=(FETCH_REACH_TQC,)))
