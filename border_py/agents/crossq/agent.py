@@ -13,8 +13,8 @@ from border_py.agents.crossq.losses import joint_critic_values
 from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import MlpParts, mean_head
 from border_py.agents.parts import Scalar, Trained, seeded
-from border_py.agents.sac.soft import SoftActorCritic
 from border_py.agents.sac.model import GaussianActor
+from border_py.agents.sac.soft import SoftActorCritic
 from border_py.agents.toolkit import adam, saved_count
 from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
