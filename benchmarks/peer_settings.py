@@ -3,10 +3,12 @@ departs from RL Zoo's) for each (algorithm, env) compared, in the peer library's
 ``n_envs`` and ``normalize`` (RL Zoo's keys) build the peer's vector env and its ``VecNormalize``; a
 learning rate or clip range ``"lin_X"`` falls linearly from X to 0 over the run, as RL Zoo's does; a
 ``policy_kwargs`` ``activation_fn`` names its ``torch.nn`` class (``"ReLU"``), turned into it in the peer's
-process."""
+process. Every other pair RL Zoo has an entry for is that entry (`rlzoo_settings`), read from the vendored
+``campaigns/rlzoo/hyperparams`` without evaluating anything."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 PEERS = {
@@ -206,3 +208,134 @@ PEER_SETTINGS |= {
     ("ppo", env_id): _without_lstm(PEER_SETTINGS[("recurrent_ppo", env_id)])
     for env_id in ("border_py/CartPoleNoVel-v1", "border_py/PendulumNoVel-v1")
 }
+
+
+def linear(start: float, share: float = 1.0) -> Any:
+    """RL Zoo's ``lin_X``: X times the progress remaining (1 at the start of the run, 0 at its end), of a
+    run ``share`` of whose budget is trained (a cut run follows the full run's schedule, as ours does)."""
+    return lambda progress_remaining: start * (1 - (1 - progress_remaining) * share)
+
+
+def decoded(settings: dict[str, Any], share: float = 1.0) -> dict[str, Any]:
+    """A copy of ``settings`` with their data turned into SB3's objects: ``"lin_X"`` schedules (RL Zoo's
+    keys that take one) and ``policy_kwargs``' ``activation_fn``, a ``torch.nn`` class by name (RL Zoo's
+    YAML evaluates ``nn.ReLU``; here a name is looked up among the few allowed, never evaluated). Where
+    only ``share`` of the budget is trained (``--max-env-steps``), the schedules and the exploration
+    fraction stay those of the full budget: the cut run is the full run's start, on both sides."""
+    import torch
+
+    out = dict(settings)
+    for key in ("learning_rate", "clip_range", "clip_range_vf"):
+        value = out.get(key)
+        if isinstance(value, str) and value.startswith("lin_"):
+            out[key] = linear(float(value.removeprefix("lin_")), share)
+    if "exploration_fraction" in out:  # SB3's is of the steps handed to learn(); > 1 is a prefix
+        out["exploration_fraction"] /= share
+    policy_kwargs = dict(out.get("policy_kwargs", {}))
+    if "activation_fn" in policy_kwargs:
+        activations = {
+            "ReLU": torch.nn.ReLU,
+            "Tanh": torch.nn.Tanh,
+            "ELU": torch.nn.ELU,
+            "SiLU": torch.nn.SiLU,
+        }
+        policy_kwargs["activation_fn"] = activations[policy_kwargs["activation_fn"]]
+        out["policy_kwargs"] = policy_kwargs
+    return out
+
+
+# RL Zoo's own entries (the settings the zoo's translated entries come from), read from the vendored
+# hyperparams/<algo>.yml, for each (algorithm, env) the rows above do not state: the peer is "SB3 + RL Zoo".
+RLZOO_HYPERPARAMS = Path(__file__).resolve().parents[1] / "campaigns" / "rlzoo" / "hyperparams"
+"""rl_zoo3 2.9.2's hyperparameter files, as `campaigns.rlzoo` vendors them."""
+RLZOO_PEERS = {
+    "ppo": ("stable_baselines3", "PPO"),
+    "a2c": ("stable_baselines3", "A2C"),
+    "dqn": ("stable_baselines3", "DQN"),
+    "sac": ("stable_baselines3", "SAC"),
+    "td3": ("stable_baselines3", "TD3"),
+    "qrdqn": ("sb3_contrib", "QRDQN"),
+    "tqc": ("sb3_contrib", "TQC"),
+}
+"""The class rl_zoo3 trains for each algorithm (SB3's, sb3-contrib's for QR-DQN and TQC; never SBX)."""
+RLZOO_EVAL_EVERY = 25_000
+"""rl_zoo3's evaluation interval in env steps of all sub-envs together (the translated entries' too)."""
+_REFUSED_KEYS = ("env_wrapper", "frame_stack", "vec_env_wrapper", "callback", "replay_buffer_class")
+"""RL Zoo's keys that wrap the env or name code: not constructor arguments, and not read here."""
+_SCHEDULED = ("learning_rate", "clip_range", "clip_range_vf")
+"""The keys rl_zoo3 reads a ``"lin_X"`` schedule for (``delta_std`` is ARS's)."""
+
+
+def sb3_kwargs(algo: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """RL Zoo's ``entry`` of ``algo`` as this module's settings, the way rl_zoo3's ``ExperimentManager``
+    reads it: ``n_timesteps`` an int, ``normalize`` a bool or its ``VecNormalize`` keywords (RL Zoo's
+    ``"dict(norm_obs=..., ...)"``), ``policy_kwargs`` read by `campaigns.rlzoo.literal` (never
+    evaluated) with ``activation_fn`` by name, ``"lin_X"`` kept for `benchmarks.peers` to schedule,
+    ``train_freq`` ``[n, "episode"]`` a tuple, ``noise_type``/``noise_std`` kept for the peer to build
+    (it knows the action space).
+
+    Raises:
+        ValueError: a key that wraps the env or names code, a schedule other than ``lin_``, or a name in
+            ``policy_kwargs`` other than a ``torch.nn`` activation.
+    """
+    from campaigns.rlzoo.literal import parse_literal
+
+    settings: dict[str, Any] = {"peer": RLZOO_PEERS[algo], "eval_every": RLZOO_EVAL_EVERY}
+    for key, value in entry.items():
+        if key in _REFUSED_KEYS:
+            raise ValueError(f"{algo}: RL Zoo's {key} is not read here")
+        if key == "n_timesteps":
+            value = int(value)
+        elif key == "normalize" and isinstance(value, str):
+            value = parse_literal(value)
+        elif key == "policy_kwargs":
+            value = _policy_kwargs(parse_literal(value) if isinstance(value, str) else dict(value))
+        elif key == "train_freq" and isinstance(value, list):
+            value = tuple(value)
+        elif key in _SCHEDULED and isinstance(value, str) and not value.startswith("lin_"):
+            raise ValueError(f"{algo}: {key} {value!r} is not a lin_ schedule")
+        settings[key] = value
+    if settings.get("normalize") is False:
+        del settings["normalize"]
+    return settings
+
+
+def _policy_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``policy_kwargs`` with ``activation_fn`` ``nn.ReLU`` as ``"ReLU"``; any other name is refused."""
+    from campaigns.rlzoo.literal import Symbol
+
+    out = dict(kwargs)
+    for key, value in kwargs.items():
+        if isinstance(value, Symbol):
+            module, _, name = value.name.rpartition(".")
+            if key != "activation_fn" or module not in ("nn", "th.nn", "torch.nn"):
+                raise ValueError(f"policy_kwargs {key}={value.name}: only torch.nn activations are read")
+            out[key] = name
+    return out
+
+
+def rlzoo_settings(algos: tuple[str, ...] = tuple(RLZOO_PEERS)) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every RL Zoo entry of ``algos`` whose env Gymnasium 1.x has (its id there: ``LunarLander-v3``,
+    ``Hopper-v5``, as `campaigns.rlzoo.envs` maps them), as settings; entries `sb3_kwargs` refuses (Atari's
+    wrappers, HER's buffer) are left out."""
+    import yaml
+
+    from campaigns.rlzoo.envs import EnvId, gym_id
+
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for algo in algos:
+        entries = yaml.safe_load((RLZOO_HYPERPARAMS / f"{algo}.yml").read_text())
+        for key, entry in entries.items():
+            env = gym_id(key)
+            if not isinstance(env, EnvId) or (algo, env.gym) in rows:
+                continue
+            try:
+                rows[(algo, env.gym)] = {**sb3_kwargs(algo, entry), "rlzoo": f"{algo}.yml {key}"}
+            except ValueError:
+                continue
+    return rows
+
+
+# The rows above stand where they state a pair (several are RL Zoo's entries with the zoo's warm-up);
+# every other pair RL Zoo has is RL Zoo's own entry.
+PEER_SETTINGS |= {k: v for k, v in rlzoo_settings().items() if k not in PEER_SETTINGS}

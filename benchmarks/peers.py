@@ -13,6 +13,11 @@ builds ``.venv-peers``), never in the package's.
 torch thread each, and writes ``<out>/<algo>/<env>/seed<N>.json``; our final model is also evaluated on the
 peer's own evaluation episodes (``matched`` adds that to files written without it). ``table`` prints one
 markdown row per algorithm and env from those files.
+
+Every (algorithm, env) RL Zoo has and `benchmarks.peer_settings` does not state is RL Zoo's own entry run by
+SB3 (sb3-contrib for QR-DQN and TQC), evaluated every 25,000 env steps, as the zoo's translated entries are
+(``--algo ppo --env LunarLander-v3``). ``--max-env-steps N`` cuts both sides to the budget's first N env
+steps (ours ``--set trainer.max_env_steps=N``; the peer's schedules keep the full budget's pace).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.peer_settings import PEER_SETTINGS, PEERS
+from benchmarks.peer_settings import decoded as _decoded
 
 PEER_PYTHON = Path(".venv-peers/bin/python")
 EVAL_EVERY = 2_000
@@ -63,7 +69,7 @@ def _evaluate(model: Any, env_id: str, seed: int, normalizer: Any = None) -> flo
     env: Any = gym.make(env_id)
     maskable = type(model).__name__.startswith("Maskable")
     recurrent = type(model).__name__.startswith("Recurrent") or getattr(model, "recurrent", False)
-    returns = []
+    box, returns = isinstance(env.action_space, gym.spaces.Box), []
     for i in range(EVAL_EPISODES):
         obs, _ = env.reset(seed=seed + i)
         total, done = 0.0, False
@@ -77,6 +83,8 @@ def _evaluate(model: Any, env_id: str, seed: int, normalizer: Any = None) -> flo
             action, state = model.predict(seen, deterministic=True, **masks, **memory)
             if recurrent:
                 memory = {"state": state, "episode_start": np.zeros(1, bool)}
+            if box:  # clipped as by SB3's predict and border_py's env adapter (the env may charge a²)
+                action = np.clip(action, env.action_space.low, env.action_space.high)
             obs, reward, terminated, truncated, _ = env.step(action)
             total += float(reward)
             done = terminated or truncated
@@ -90,6 +98,7 @@ def _peer_env(settings: dict[str, Any], env_id: str, seed: int) -> tuple[Any, An
     ``normalize``: observations and rewards, at the run's gamma) and the normaliser (``None``: none);
     pops those keys."""
     n_envs, normalize = settings.pop("n_envs", None), settings.pop("normalize", False)
+    kwargs = normalize if isinstance(normalize, dict) else {}  # RL Zoo's "dict(norm_obs=False, ...)"
     if n_envs is None and not normalize:
         return env_id, None
     from stable_baselines3.common.env_util import make_vec_env
@@ -98,40 +107,15 @@ def _peer_env(settings: dict[str, Any], env_id: str, seed: int) -> tuple[Any, An
     env = make_vec_env(env_id, n_envs=n_envs or 1, seed=seed)
     if not normalize:
         return env, None
-    normalizer = VecNormalize(env, gamma=settings.get("gamma", 0.99))
+    normalizer = VecNormalize(env, gamma=settings.get("gamma", 0.99), **kwargs)
     return normalizer, normalizer
 
 
-def _linear(start: float) -> Any:
-    """RL Zoo's ``lin_X``: X times the progress remaining (1 at the start of the run, 0 at its end)."""
-    return lambda progress_remaining: start * progress_remaining
-
-
-def _decoded(settings: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``settings`` with their data turned into SB3's objects: ``"lin_X"`` schedules (RL Zoo's
-    keys that take one) and ``policy_kwargs``' ``activation_fn``, a ``torch.nn`` class by name (RL Zoo's
-    YAML evaluates ``nn.ReLU``; here a name is looked up among the few allowed, never evaluated)."""
-    import torch
-
-    decoded = dict(settings)
-    for key in ("learning_rate", "clip_range", "clip_range_vf"):
-        value = decoded.get(key)
-        if isinstance(value, str) and value.startswith("lin_"):
-            decoded[key] = _linear(float(value.removeprefix("lin_")))
-    policy_kwargs = dict(decoded.get("policy_kwargs", {}))
-    if "activation_fn" in policy_kwargs:
-        activations = {"ReLU": torch.nn.ReLU, "Tanh": torch.nn.Tanh, "ELU": torch.nn.ELU}
-        policy_kwargs["activation_fn"] = activations[policy_kwargs["activation_fn"]]
-        decoded["policy_kwargs"] = policy_kwargs
-    return decoded
-
-
-def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[str, Any]:
+def peer(
+    algo: str, env_id: str, seed: int, package: str | None = None, env_steps: int | None = None
+) -> dict[str, Any]:
     """Trains the peer of ``algo`` with RL Zoo's settings, evaluating every ``eval_every`` env steps (in the
-    peers' virtualenv)."""
-    import importlib
-
-    import numpy as np
+    peers' virtualenv), and once more at the end; ``env_steps``: a cut of the budget (the run's start)."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -140,50 +124,89 @@ def peer(algo: str, env_id: str, seed: int, package: str | None = None) -> dict[
         import border_py.envs.goal_envs
         import border_py.envs.masked_envs
         import border_py.envs.no_velocity  # noqa: F401
-    settings = _decoded(PEER_SETTINGS[(algo, env_id)])
-    steps = settings.pop("n_timesteps")
-    eval_every = settings.pop("eval_every", EVAL_EVERY)
+    settings, steps, full = _budgeted(algo, env_id, env_steps)
+    eval_every, due = settings.pop("eval_every", EVAL_EVERY), [0]
     evaluations: list[tuple[int, float]] = []
     eval_seconds = [0.0]
 
     env, normalizer = _peer_env(settings, env_id, seed)
 
+    def evaluate(model: Any) -> None:
+        start = time.perf_counter()
+        if normalizer is not None:
+            normalizer.training = False  # frozen statistics while evaluating
+        value = _evaluate(model, env_id, PEER_EVAL_SEED * (seed + 1), normalizer)
+        if normalizer is not None:
+            normalizer.training = True
+        evaluations.append((model.num_timesteps, value))
+        eval_seconds[0] += time.perf_counter() - start
+
     class Evaluate(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
-            if self.num_timesteps % eval_every == 0:
-                start = time.perf_counter()
-                if normalizer is not None:
-                    normalizer.training = False  # frozen statistics while evaluating
-                value = _evaluate(self.model, env_id, PEER_EVAL_SEED * (seed + 1), normalizer)
-                if normalizer is not None:
-                    normalizer.training = True
-                evaluations.append((self.num_timesteps, value))
-                eval_seconds[0] += time.perf_counter() - start
+            # Each multiple of eval_every crossed (n_envs steps a call; equal to "% eval_every == 0"
+            # where n_envs divides it).
+            if self.num_timesteps // eval_every > due[0]:
+                due[0] = self.num_timesteps // eval_every
+                evaluate(self.model)
             return True
 
-    if "action_noise" in settings:
-        from stable_baselines3.common.noise import NormalActionNoise
-
-        std = settings.pop("action_noise")
-        settings["action_noise"] = NormalActionNoise(np.zeros(1), std * np.ones(1))  # Pendulum's one action
-    default, name = settings.pop("peer", None) or PEERS[algo]
-    policy = settings.pop("policy", "MlpPolicy")
-    package = package or default
-    module = importlib.import_module(package)
-    cls = getattr(module, name)
-    model = cls(policy, env, seed=seed, **({} if package == "sbx" else {"device": "cpu"}), **settings)
+    model, library = _model(algo, env_id, seed, settings, env, package)
     forbidden, start = _forbidden(), time.perf_counter()
     model.learn(steps, callback=Evaluate())
     seconds = time.perf_counter() - start
     forbidden = _forbidden() - forbidden
+    if not evaluations or evaluations[-1][0] != model.num_timesteps:
+        evaluate(model)  # the final model, where the budget is not a multiple of eval_every
     return {
-        "library": f"{package.replace('_', '-')} {module.__version__}",
+        "library": library,
         "env_steps": steps,
+        "full_env_steps": full,
+        "num_timesteps": model.num_timesteps,
         "evaluations": evaluations,
         "seconds": seconds,
         "eval_seconds": eval_seconds[0],
         "forbidden_actions": forbidden,
     }
+
+
+def _budgeted(algo: str, env_id: str, env_steps: int | None) -> tuple[dict[str, Any], int, int]:
+    """The peer's settings decoded for a run of ``env_steps`` (``None``: the whole budget), less the keys
+    only this module reads; the env steps; the whole budget."""
+    full = PEER_SETTINGS[(algo, env_id)]["n_timesteps"]
+    steps = env_steps or full
+    if steps > full:
+        raise SystemExit(f"--max-env-steps {steps:,}: more than the budget of {full:,}")
+    settings = _decoded(PEER_SETTINGS[(algo, env_id)], steps / full)
+    del settings["n_timesteps"]
+    settings.pop("rlzoo", None)  # the entry's citation
+    return settings, steps, full
+
+
+def _model(
+    algo: str, env_id: str, seed: int, settings: dict[str, Any], env: Any, package: str | None
+) -> tuple[Any, str]:
+    """The peer's model and its library's name; builds the action noise (the zoo's ``action_noise``, a
+    Gaussian's std, or RL Zoo's ``noise_type`` and ``noise_std``) for the env's action dimension."""
+    import importlib
+
+    import gymnasium as gym
+    import numpy as np
+    from stable_baselines3.common import noise
+
+    kind, std = settings.pop("noise_type", "normal"), settings.pop("noise_std", None)
+    std = settings.pop("action_noise", std)
+    if std is not None:
+        space: Any = gym.make(env_id).action_space  # a Box: its shape is a tuple
+        size = int(np.prod(space.shape))
+        cls = noise.OrnsteinUhlenbeckActionNoise if kind == "ornstein-uhlenbeck" else noise.NormalActionNoise
+        settings["action_noise"] = cls(np.zeros(size), std * np.ones(size))
+    default, name = settings.pop("peer", None) or PEERS[algo]
+    policy = settings.pop("policy", "MlpPolicy")
+    package = package or default
+    module = importlib.import_module(package)
+    device = {} if package == "sbx" else {"device": "cpu"}
+    model = getattr(module, name)(policy, env, seed=seed, **device, **settings)
+    return model, f"{package.replace('_', '-')} {module.__version__}"
 
 
 def _forbidden() -> int:
@@ -193,13 +216,14 @@ def _forbidden() -> int:
     return PickDistinctEnv.forbidden_in_process
 
 
-def ours(algo: str, env_id: str, seed: int, model_dir: Path) -> dict[str, Any]:
-    """Trains the zoo entry through ``border-py train`` and reads its evaluations back."""
+def ours(algo: str, env_id: str, seed: int, model_dir: Path, overrides: list[str]) -> dict[str, Any]:
+    """Trains the zoo entry through ``border-py train --set <overrides>``; reads its evaluations back."""
     from border_py.plot import read_curve
     from border_py.run import cli
     from border_py.run.rundir import RunDir
 
     argv = ["train", algo, "--env", env_id, "--seed", str(seed), "--model-dir", str(model_dir)]
+    argv += ["--set", *overrides] if overrides else []
     forbidden, start = _forbidden(), time.perf_counter()
     status = cli.main([*argv, "--overwrite", "--no-progress"])
     seconds = time.perf_counter() - start
@@ -257,15 +281,24 @@ def _final_on_peer_episodes(model_dir: Path, env_id: str, seed: int) -> float:
     return _evaluate(_Greedy(agent, parts), env_id, PEER_EVAL_SEED * (seed + 1))
 
 
-def run(algo: str, env_id: str, seeds: list[int], out: Path, package: str | None = None) -> None:
-    """Both sides for each seed, one after the other; ``<out>/<algo>/<env>/seed<N>.json``."""
+def run(
+    algo: str, env_id: str, seeds: list[int], out: Path, package: str | None = None, steps: int | None = None
+) -> None:
+    """Both sides for each seed, one after the other; ``<out>/<algo>/<env>/seed<N>.json``; ``steps``: both
+    cut to that many env steps (ours ``--set trainer.max_env_steps``)."""
     if not PEER_PYTHON.exists():
         raise SystemExit(f"{PEER_PYTHON} is missing: build it with benchmarks/peers_venv.sh")
     root = out / algo / env_id.replace("/", "+")
     for seed in seeds:
-        mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}")
+        mine = ours(
+            algo,
+            env_id,
+            seed,
+            root / "ours" / f"seed{seed}",
+            [f"trainer.max_env_steps={steps}"] * bool(steps),
+        )
         argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
-        argv += ["--peer", package] if package else []
+        argv += (["--peer", package] if package else []) + (["--max-env-steps", str(steps)] if steps else [])
         done = subprocess.run(
             [*_one_core(), *argv, "--seed", str(seed)],
             capture_output=True,
@@ -316,7 +349,7 @@ def table(out: Path) -> str:
         per_seed = ", ".join(f"{a:.1f} / {b:.1f}" for a, b in zip(final["ours"], final["peer"], strict=True))
         cells = [
             f"{env_dir.parent.name}, {env_dir.name}",
-            f"{runs[0]['peer']['env_steps']:,}",
+            _budget(runs[0]["peer"]),
             str(len(runs)),
             f"{statistics.median(final['ours']):.1f} / {statistics.median(final['peer']):.1f}",
             f"{statistics.median(best['ours']):.1f} / {statistics.median(best['peer']):.1f}",
@@ -326,6 +359,12 @@ def table(out: Path) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _budget(side: dict[str, Any]) -> str:
+    """``200,000``, or ``200,000 of 1,000,000`` for a cut."""
+    full = side.get("full_env_steps", side["env_steps"])
+    return f"{side['env_steps']:,}" + (f" of {full:,}" if full != side["env_steps"] else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -338,13 +377,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=Path, default=Path("runs/peers"))
     parser.add_argument("--peer", choices=["sb3_contrib", "sbx"], help="the peer's package (default: PEERS')")
+    parser.add_argument(
+        "--max-env-steps", type=int, help="both sides cut to N env steps (the budget's start)"
+    )
     args = parser.parse_args(argv)
     if (args.algo, args.env) not in PEER_SETTINGS and args.command in ("run", "peer"):
         parser.error(f"no peer settings for {args.algo} on {args.env}: {sorted(PEER_SETTINGS)}")
     if args.command == "peer":
-        print(json.dumps(peer(args.algo, args.env, args.seed, args.peer)))
+        print(json.dumps(peer(args.algo, args.env, args.seed, args.peer, args.max_env_steps)))
     elif args.command == "run":
-        run(args.algo, args.env, args.seeds, args.out, args.peer)
+        run(args.algo, args.env, args.seeds, args.out, args.peer, args.max_env_steps)
     elif args.command == "matched":
         matched(args.out)
     else:
