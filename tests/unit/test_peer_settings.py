@@ -12,7 +12,8 @@ import torch
 
 import border_py.envs.no_velocity  # noqa: F401  (registers the ids _evaluate makes)
 from benchmarks.peer_settings import PEER_SETTINGS
-from benchmarks.peers import EVAL_EPISODES, _decoded, _evaluate
+from benchmarks.peer_settings import decoded as _decoded
+from benchmarks.peers import EVAL_EPISODES, _evaluate
 
 CARTPOLE = "border_py/CartPoleNoVel-v1"
 
