@@ -4,11 +4,32 @@ is `border_py.agents.cnn_config.MultiInputConfig` (no torch there)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import torch
 from torch import nn
 
 from border_py.agents.cnn import NatureCnn
 from border_py.base.obs_parts import ObsPart, ObsParts
+
+
+def images_beside(
+    parts: ObsParts, flat: torch.Tensor, images: Iterable[Callable[[torch.Tensor], torch.Tensor]]
+) -> torch.Tensor:
+    """Flat dict observations ``(n, parts.dim)`` as features: each part in order, an image part in
+    ``(n, channels, height, width)`` (transposed where its shape is channels last) through the next of
+    ``images`` (one per image part, in their order), another part as it is, side by side. The agent's
+    encoder (`MultiInputEncoder`) and its exported twin for ONNX
+    (`border_py.export.conv_front.MultiInputFront`) both lay their features out here.
+    """
+    pieces, through = [], iter(images)
+    for p in parts.parts:
+        where = flat[:, parts.span(p.key)]
+        if p.image:
+            image = where.reshape(-1, *p.shape)
+            where = next(through)(image if p.channels_first else image.permute(0, 3, 1, 2))
+        pieces.append(where)
+    return torch.cat(pieces, dim=-1)
 
 
 class ImageFeatures(nn.Module):
@@ -17,24 +38,20 @@ class ImageFeatures(nn.Module):
 
     Examples:
         >>> part = ObsPart("camera", (36, 36, 3), image=True)
-        >>> ImageFeatures(part, 16)(torch.zeros(2, 36 * 36 * 3)).shape
+        >>> ImageFeatures(part, 16)(torch.zeros(2, 3, 36, 36)).shape
         torch.Size([2, 16])
     """
 
     def __init__(self, part: ObsPart, features: int) -> None:
         super().__init__()
-        self.shape, self.channels_first = part.shape, part.channels_first
         try:
             self.cnn = NatureCnn(part.channels_first_shape)
         except ValueError as exc:
             raise ValueError(f"dict observation part {part.key!r}: {exc}") from None
         self.linear = nn.Linear(self.cnn.out_features, features)
 
-    def forward(self, flat: torch.Tensor) -> torch.Tensor:
-        """``(batch, size)`` pixel values 0-255 laid flat, in the part's shape, to ``(batch, features)``."""
-        image = flat.reshape(-1, *self.shape)
-        if not self.channels_first:
-            image = image.permute(0, 3, 1, 2)
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        """``(batch, channels, height, width)`` pixel values 0-255 to ``(batch, features)``."""
         return torch.relu(self.linear(self.cnn(image / 255.0)))
 
 
@@ -70,12 +87,8 @@ class MultiInputEncoder(nn.Module):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """The features of ``obs``, flat dict observations of any leading dimensions."""
         lead = obs.shape[:-1]
-        x = obs.reshape(-1, obs.shape[-1])
-        pieces, images = [], iter(self.images)
-        for p in self.parts.parts:
-            where = x[:, self.parts.span(p.key)]
-            pieces.append(next(images)(where) if p.image else where)
-        return torch.cat(pieces, dim=-1).reshape(*lead, self.out_features)
+        features = images_beside(self.parts, obs.reshape(-1, obs.shape[-1]), self.images)
+        return features.reshape(*lead, self.out_features)
 
 
 Encoder = NatureCnn | MultiInputEncoder

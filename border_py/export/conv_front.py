@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, ConvParts, MultiInputParts
+from border_py.agents.multi_input import images_beside
 
 
 class ConvFront(nn.Module):
@@ -36,32 +37,21 @@ class ConvFront(nn.Module):
 class MultiInputFront(nn.Module):
     """`MultiInputParts` as a torch module: flat dict observations ``(n, parts.dim)`` (float32 pixel
     values for the images) to features ``(n, out_features)``, each image part through its convolutions
-    (`ConvFront`), a linear layer and a ReLU, each other part as it is."""
+    (`ConvFront`), a linear layer and a ReLU, each other part as it is, laid out as the agent's encoder lays
+    them (`border_py.agents.multi_input.images_beside`)."""
 
     def __init__(self, parts: MultiInputParts) -> None:
         super().__init__()
         self.parts = parts.parts
-        self.fronts = nn.ModuleList(ConvFront(image.conv) for image in parts.images)
-        self.linears = nn.ModuleList()
+        self.images = nn.ModuleList()
         for image in parts.images:
             weight, bias = image.linear
             linear = nn.Linear(weight.shape[0], weight.shape[1])
             linear.load_state_dict({"weight": torch.as_tensor(weight.T), "bias": torch.as_tensor(bias)})
-            self.linears.append(linear)
-        self.channels_last = [image.channels_last for image in parts.images]
+            self.images.append(nn.Sequential(ConvFront(image.conv), linear, nn.ReLU()))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        pieces, i = [], 0
-        for p in self.parts.parts:
-            where = obs[:, self.parts.span(p.key)]
-            if p.image:
-                image = where.reshape(-1, *p.shape)
-                if self.channels_last[i]:
-                    image = image.permute(0, 3, 1, 2)
-                where = torch.relu(self.linears[i](self.fronts[i](image)))
-                i += 1
-            pieces.append(where)
-        return torch.cat(pieces, dim=1)
+        return images_beside(self.parts, obs, self.images)
 
 
 def conv_spec(parts: ConvParts, weights: dict[str, F32], prefix: str = "conv") -> dict[str, Any]:

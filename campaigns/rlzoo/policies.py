@@ -98,14 +98,8 @@ def actor_critic_policy(draft: Draft) -> None:
     name = activation(draft, kwargs.pop("activation_fn"), {"nn.Tanh": "tanh", "nn.ReLU": "relu"})
     if name is not None:
         draft.put("agent", activation=name)
-    ortho_init = kwargs.pop("ortho_init")
-    if isinstance(ortho_init, bool):
-        draft.put("agent", ortho_init=ortho_init)
-    else:
-        draft.refuse("policy_kwargs.ortho_init", f"{ortho_init!r} is not a boolean")
-    log_std_init = number(draft, "policy_kwargs.log_std_init", kwargs.pop("log_std_init"))
-    if log_std_init is not None:
-        draft.put("agent", log_std_init=log_std_init)
+    _put_flag(draft, kwargs, "ortho_init")
+    _put_number(draft, kwargs, "log_std_init")
     refuse_rest(draft, kwargs)
 
 
@@ -134,11 +128,21 @@ def off_policy_policy(draft: Draft, fields: tuple[str, ...], extra: tuple[str, .
 def _gsde_policy(draft: Draft, kwargs: dict[str, Any]) -> None:
     """SAC's and TQC's gSDE keywords (SB3 reads them with ``use_sde`` only): the noise weights' initial
     log-std and ``expln``."""
-    log_std_init = number(draft, "policy_kwargs.log_std_init", kwargs.pop("log_std_init"))
-    if log_std_init is not None:
-        draft.put("agent", log_std_init=log_std_init)
-    use_expln = kwargs.pop("use_expln")
-    if isinstance(use_expln, bool):
-        draft.put("agent", use_expln=use_expln)
+    _put_number(draft, kwargs, "log_std_init")
+    _put_flag(draft, kwargs, "use_expln")
+
+
+def _put_number(draft: Draft, kwargs: dict[str, Any], key: str) -> None:
+    """The ``policy_kwargs`` number ``key`` as the agent field of the same name (refused if not one)."""
+    value = number(draft, f"policy_kwargs.{key}", kwargs.pop(key))
+    if value is not None:
+        draft.put("agent", **{key: value})
+
+
+def _put_flag(draft: Draft, kwargs: dict[str, Any], key: str) -> None:
+    """The ``policy_kwargs`` boolean ``key`` as the agent field of the same name (refused if not one)."""
+    value = kwargs.pop(key)
+    if isinstance(value, bool):
+        draft.put("agent", **{key: value})
     else:
-        draft.refuse("policy_kwargs.use_expln", f"{use_expln!r} is not a boolean")
+        draft.refuse(f"policy_kwargs.{key}", f"{value!r} is not a boolean")

@@ -18,6 +18,11 @@ def two_actions(rng: np.random.Generator) -> npt.NDArray[Any]:
     return np.array(rng.integers(2))
 
 
+def four_normals(rng: np.random.Generator) -> npt.NDArray[Any]:
+    """An observation of size 4 drawn from N(0, 1)."""
+    return rng.normal(size=4).astype(np.float32)
+
+
 def random_buffer(
     n: int,
     sample_act: SampleAct = two_actions,
@@ -25,18 +30,19 @@ def random_buffer(
     per: PerConfig | None = None,
     seed: int = 0,
     discount: float = 0.99,
+    sample_obs: SampleAct = four_normals,
     **fields: Any,
 ) -> SimpleReplayBuffer:
-    """A full buffer of ``n`` transitions: observations of size 4 and rewards drawn from N(0, 1), one in
-    ten terminated, none truncated. ``fields`` replace the drawn values (the draws still happen, so the rest
-    stays the same)."""
+    """A full buffer of ``n`` transitions: observations drawn by ``sample_obs`` (of size 4 from N(0, 1) by
+    default), rewards from N(0, 1), one in ten terminated, none truncated. ``fields`` replace the drawn
+    values (the draws still happen, so the rest stays the same)."""
     rng = np.random.default_rng(seed)
     buffer = SimpleReplayBufferConfig(capacity=max(n, 1), per=per).build(seed)
     for _ in range(n):
         values: dict[str, Any] = {
-            "obs": rng.normal(size=4).astype(np.float32),
+            "obs": sample_obs(rng),
             "act": sample_act(rng),
-            "next_obs": rng.normal(size=4).astype(np.float32),
+            "next_obs": sample_obs(rng),
             "reward": float(rng.normal()),
             "is_terminated": bool(rng.random() < 0.1),
             "is_truncated": False,

@@ -31,6 +31,7 @@ from border_py.base.spaces import Spaces
 from border_py.config import ConfigError, from_dict
 from border_py.envs.checks import supported_spaces
 from border_py.envs.gymnasium import GymEnvConfig
+from tests.agents.random_buffer import random_buffer
 
 CAMERA = ObsPart("camera", (36, 36, 3), image=True)
 
@@ -201,32 +202,17 @@ def _networks(agent: Any) -> list[torch.nn.Module]:
 
 
 def test_sac_trains_its_policy_and_critic_encoders_each_its_own() -> None:
-    from border_py.replay_buffer import SimpleReplayBufferConfig
-    from border_py.replay_buffer.transition import Transition
-
     spaces = _spaces(discrete=False)
     agent = SacConfig(encoder=ENCODER, actor_hidden=(16,), critic_hidden=(16,), batch_size=8).build(spaces, 0)
     actor_cnn, critic_cnn = agent.parts.actor.net.encoder, agent.parts.critic.net.encoder
     assert actor_cnn is not None
     assert critic_cnn is not None
     assert actor_cnn is not critic_cnn
-    buffer = SimpleReplayBufferConfig(capacity=32).build(0)
-    rng = np.random.default_rng(0)
-    for _ in range(16):
-        obs = rng.integers(0, 256, spaces.obs_dim).astype(np.float32)
-        act = rng.uniform(-1, 1, 1).astype(np.float32)
-        reward = float(rng.uniform())
-        buffer.push(
-            Transition(
-                obs=obs,
-                act=act,
-                next_obs=obs,
-                reward=reward,
-                is_terminated=True,
-                is_truncated=False,
-                discount=0.99,
-            )
-        )
+    buffer = random_buffer(
+        16,
+        lambda rng: rng.uniform(-1, 1, 1).astype(np.float32),
+        sample_obs=lambda rng: rng.integers(0, 256, spaces.obs_dim).astype(np.float32),  # pixel values
+    )
     before = [p.detach().clone() for p in (*actor_cnn.parameters(), *critic_cnn.parameters())]
     agent.train()
     assert agent.opt(buffer) is not None

@@ -136,11 +136,11 @@ class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
         """Ornstein-Uhlenbeck exploration starts again at 0 in the lanes whose episode starts (SB3 resets
         its action noise when an episode ends; `border_py.base.EpisodicNoise`): the sampler calls this.
         Gaussian exploration has no state, and nothing changes."""
-        flags = torch.as_tensor(list(starts), dtype=torch.bool, device=self.device)
         if all(starts) or self.ou.shape[0] != len(starts):
             self.ou = torch.zeros(len(starts), self.act_dim, device=self.device)
-        else:
-            self.ou = torch.where(flags[:, None], torch.zeros_like(self.ou), self.ou)
+            return
+        flags = torch.as_tensor(list(starts), dtype=torch.bool, device=self.device)
+        self.ou = torch.where(flags[:, None], torch.zeros_like(self.ou), self.ou)
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[np.float32]:
         """Float32 actions ``(n, act_dim)`` within the bounds: the policy's plus noise in train mode
