@@ -1,5 +1,6 @@
-"""How long the zoo's long runs take on a device: the Pong DQN target (``make test-atari``, 2M env steps)
-and the MuJoCo SAC and TD3 runs (1M env steps), measured on a slice of each and projected to its budget.
+"""How long the zoo's long runs take on a device: the Pong DQN target (``make test-atari``, 2M env steps), the
+PPO Pong run (2.5M) and the MuJoCo SAC and TD3 runs (1M env steps), measured on a slice of each and
+projected to the entry's ``max_env_steps``.
 
     python -m benchmarks.cuda_throughput --device cuda --runs dqn:ALE/Pong-v5:80000 sac:HalfCheetah-v5:20000
 
@@ -20,8 +21,8 @@ from typing import Any
 
 from border_py.run import TrainOptions, train, zoo
 
-BUDGET = {"ALE/Pong-v5": 2_000_000}
-"""Env steps of the full run (the Pong target's); 1M for the MuJoCo entries."""
+DEFAULT_BUDGET = 1_000_000
+"""Env steps of the full run where the entry sets no ``max_env_steps`` (the MuJoCo runs' 1M)."""
 
 
 def _timed(algo: str, env_id: str, device: str, env_steps: int, root: Path) -> tuple[float, int]:
@@ -37,16 +38,27 @@ def _timed(algo: str, env_id: str, device: str, env_steps: int, root: Path) -> t
     return time.perf_counter() - start, result.opt_steps
 
 
+def _budget(trainer: dict[str, Any]) -> int:
+    """The entry's env steps: its ``max_env_steps``, else those its ``max_opts`` take (DQN Pong's)."""
+    if trainer.get("max_env_steps"):
+        return int(trainer["max_env_steps"])
+    if trainer.get("max_opts"):
+        opts = int(trainer["max_opts"]) * int(trainer.get("opt_interval", 1))
+        return int(trainer.get("warmup_period", 0)) + opts
+    return DEFAULT_BUDGET
+
+
 def measure(algo: str, env_id: str, device: str, learning_steps: int) -> dict[str, Any]:
     """The warm-up's and ``learning_steps`` learning env steps' wall-clock, and the projected full run."""
-    # A run must make one update: the first timing runs a little past the warm-up.
-    warmup = int(zoo.entry(algo, env_id).data["trainer"].get("warmup_period", 0)) + 64
+    # A run must make one update: the first timing runs a little past the warm-up, or one rollout (PPO).
+    trainer = zoo.entry(algo, env_id).data["trainer"]
+    warmup = int(trainer.get("warmup_period", 0)) + max(64, int(trainer.get("opt_interval", 1)))
     with tempfile.TemporaryDirectory() as tmp:
         warm_seconds, warm_opts = _timed(algo, env_id, device, warmup, Path(tmp))
         total_seconds, total_opts = _timed(algo, env_id, device, warmup + learning_steps, Path(tmp))
     opts = total_opts - warm_opts
     learning = total_seconds - warm_seconds
-    budget = BUDGET.get(env_id, 1_000_000)
+    budget = _budget(trainer)
     per_step = learning / learning_steps
     return {
         "algo": algo, "env": env_id, "device": device, "warmup_env_steps": warmup,
