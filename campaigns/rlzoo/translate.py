@@ -11,6 +11,8 @@ from typing import Any
 import attrs
 import yaml
 
+from border_py.run import zoo
+from border_py.trainer import TrainerConfig
 from border_py.trainer.checks import opts_due
 from campaigns.rlzoo.draft import Draft, Refusal
 from campaigns.rlzoo.envs import EnvId, gym_id
@@ -119,12 +121,24 @@ def _evaluation(draft: Draft) -> None:
     draft.put("evaluator", n_episodes=EVAL_EPISODES)
     if -(-EVAL_FREQ // interval) <= reachable:
         draft.put("trainer", eval_interval=None, eval_interval_env_steps=EVAL_FREQ)
+        # A record averages what its window saw: one evaluation a window keeps the curve's best the best's.
+        between = max(1, EVAL_FREQ // interval)
+        if _record_interval(ZOO_ALGO.get(draft.algo, draft.algo)) > between:
+            draft.put("trainer", record_interval=between)
+            steps = "opt step" if between == 1 else f"{between} opt steps"
+            draft.note(f"records every {steps} (trainer.record_interval): one evaluation each")
         return
     draft.put("trainer", eval_interval=max(1, reachable), eval_interval_env_steps=None)
     draft.note(
         f"rl_zoo3 evaluates every {EVAL_FREQ:,} env steps, more than the budget's {budget:,}: once here, "
         f"at the last opt step ({max(1, reachable)}, trainer.eval_interval)"
     )
+
+
+def _record_interval(zoo_algo: str) -> int:
+    """The record interval an entry of the zoo's ``<zoo_algo>.yaml`` gets unless it sets its own."""
+    trainer = zoo.zoo_file(zoo_algo).get("defaults", {}).get("trainer", {})
+    return int(trainer.get("record_interval", attrs.fields(TrainerConfig).record_interval.default))
 
 
 def translate_all(directory: Path = HYPERPARAMS, algos: tuple[str, ...] = ALGOS) -> list[Outcome]:

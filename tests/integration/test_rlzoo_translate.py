@@ -87,6 +87,22 @@ def test_a_ppo_entry_with_sub_envs_and_linear_schedules() -> None:
     assert found.data["step_processor"] == {"gamma": 0.98, "type": "simple"}
 
 
+def test_a_record_window_holds_one_evaluation_at_most() -> None:
+    # A2C's zoo file records every 500 opt steps; rollouts of 400 env steps evaluate every 62.5 of them.
+    found = translate_entry("a2c", "MountainCarContinuous-v0", {
+        "n_envs": 4, "n_steps": 100, "n_timesteps": 1e5, "policy": "MlpPolicy",
+    })  # fmt: skip
+    assert found.data is not None
+    assert found.data["trainer"]["record_interval"] == 62
+    assert "records every 62 opt steps (trainer.record_interval): one evaluation each" in found.notes
+    for outcome in translate_all():  # every entry evaluated by env steps, as the zoo runs it
+        if outcome.data is None or outcome.data["trainer"].get("eval_interval_env_steps") is None:
+            continue
+        trainer = zoo.merge(zoo.zoo_file(outcome.zoo_algo)["defaults"], outcome.data)["trainer"]
+        between = max(1, trainer["eval_interval_env_steps"] // trainer["opt_interval"])
+        assert trainer.get("record_interval", 100) <= between, outcome.name
+
+
 def test_a_sac_entry_spreads_its_update_blocks_and_refuses_episodes_by_name() -> None:
     entry: dict[str, Any] = {
         "n_timesteps": 5e4, "policy": "MlpPolicy", "train_freq": 8, "gradient_steps": 16,
