@@ -58,7 +58,7 @@ from border_py.agents.parts import Tracked
 from border_py.agents.toolkit import NumpyMlp, load_state_arrays, state_arrays, torch_device
 from border_py.agents.torch_agent import AgentConfig, TorchAgent
 from border_py.base.replay_buffer import ReplayBuffer
-from border_py.base.spaces import Spaces
+from border_py.base.spaces import Spaces, legal_flags
 from border_py.record import Record
 
 __all__ = ["ValueBasedAgent", "ValueBasedConfig", "ValueBatch", "ValueParts", "observation_shape"]
@@ -171,8 +171,9 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
     """
 
     takes_masks: ClassVar[bool] = False
-    """Whether the agent's targets honour the env's action mask (DQN's do: its next-state value is the
-    best legal action's); without, an env with one is refused. Acting honours the mask either way."""
+    """Whether the agent's targets honour the env's action mask (DQN's, QR-DQN's and IQN's do: the next
+    state's value is its best legal action's, from `_legal` of the batch's next observations); without, an
+    env with one is refused. Acting honours the mask either way."""
 
     def __init__(
         self,
@@ -218,6 +219,14 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
     def _loss(self, batch: B) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The loss of ``batch`` (on the agent's device) to minimise, each item's new priority (for
         prioritized replay) and the mean predicted value of the taken actions (for the record)."""
+
+    def _legal(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """The legal actions, bool ``(n, n_actions)``, of a batch's observations ``(n, *obs_shape)`` (such
+        as its ``next_obs``, for a target over the legal actions alone), or ``None`` if the env has no
+        action mask."""
+        if self.action_mask is None:
+            return None
+        return legal_flags(obs.reshape(len(obs), -1), self.action_mask)
 
     def _values_of(self, obs: npt.NDArray[Any], n: int) -> torch.Tensor:
         if self._numpy_values is not None:

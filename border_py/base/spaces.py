@@ -162,7 +162,8 @@ class Spaces:
         if self.action_mask is not None and not masks:
             raise TypeError(
                 f"{agent} does not take action masks yet, and the env's observation has an "
-                f"{ACTION_MASK!r} part: it would choose forbidden actions (DQN, PPO and A2C take masks)"
+                f"{ACTION_MASK!r} part: it would choose forbidden actions (DQN, QR-DQN, IQN, PPO and A2C "
+                "take masks)"
             )
         return self.n_actions
 

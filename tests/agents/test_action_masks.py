@@ -1,5 +1,6 @@
 """Invalid-action masking: the env's ``action_mask`` observation part, refused by agents that do not take it,
-and honoured by DQN, PPO and A2C in every action they choose and in their losses."""
+and honoured by DQN, PPO and A2C in every action they choose and in their losses (QR-DQN and IQN:
+`tests/agents/test_quantile_masks.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import torch
 from border_py.agents import A2cConfig, DqnConfig, IqnConfig, PpoConfig, QrDqnConfig
 from border_py.agents.explorers import EpsilonGreedy, EpsilonGreedyConfig, legal_actions, masked_values
 from border_py.base import ObsParts, Spaces
+from examples.custom_value_agent import MunchausenDqnConfig
 
 N = 4
 PARTS = ObsParts.of({"action_mask": (N,), "x": (3,)})
@@ -34,9 +36,16 @@ def test_the_mask_must_flag_each_discrete_action() -> None:
 
 
 @pytest.mark.parametrize("config", [QrDqnConfig(), IqnConfig()], ids=["qrdqn", "iqn"])
-def test_an_agent_that_does_not_take_masks_refuses_an_env_with_one(config: object) -> None:
-    with pytest.raises(TypeError, match=r"does not take action masks yet.*'action_mask' part"):
-        config.build(SPACES, 0)  # type: ignore[attr-defined]
+def test_qrdqn_and_iqn_take_an_env_with_a_mask(config: QrDqnConfig | IqnConfig) -> None:
+    agent = config.build(SPACES, 0)
+    assert agent.takes_masks
+    assert agent.action_mask == slice(0, N)
+
+
+def test_an_agent_that_does_not_take_masks_refuses_an_env_with_one() -> None:
+    # The tutorial's own value-based agent does not declare takes_masks.
+    with pytest.raises(TypeError, match=r"M-DQN does not take action masks yet.*'action_mask' part"):
+        MunchausenDqnConfig().build(SPACES, 0)
 
 
 def test_epsilon_greedy_draws_its_random_actions_among_the_legal_ones() -> None:

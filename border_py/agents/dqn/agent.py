@@ -21,7 +21,7 @@ from border_py.agents.greedy import (
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import NumpyMlp
 from border_py.agents.value_based import ValueBasedAgent, observation_shape
-from border_py.base.spaces import Spaces, legal_flags
+from border_py.base.spaces import Spaces
 from border_py.replay_buffer.transition import TransitionBatch
 
 if TYPE_CHECKING:  # the config's build() imports this module
@@ -120,9 +120,7 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         q_taken = net.net(b.obs).gather(1, b.act.reshape(-1, 1).long()).squeeze(1)
         with torch.no_grad():
             q_next_online = net.net(b.next_obs) if c.double_dqn else None
-            mask = self.action_mask
-            legal = None if mask is None else legal_flags(b.next_obs.reshape(len(b.next_obs), -1), mask)
-            next_value = next_state_value(net.target(b.next_obs), q_next_online, legal)
+            next_value = next_state_value(net.target(b.next_obs), q_next_online, self._legal(b.next_obs))
             target = td_target(b.reward, b.is_terminated, next_value, b.discount)
         loss = td_loss(q_taken, target, c.loss, b.weight)
         return loss, target - q_taken.detach(), q_taken.detach().mean()

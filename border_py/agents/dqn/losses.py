@@ -25,6 +25,21 @@ def td_target(
     return reward + discount * (1.0 - is_terminated) * next_value
 
 
+def legal_only(values: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """``values`` ``(n, n_actions)`` with the actions ``legal`` (bool, the same shape) forbids set to
+    ``-inf``, so a max or an argmax over a row ranges over its legal actions; a row with no legal action
+    keeps every value (an env may mask every action at a terminal state, whose value no target uses).
+
+    Examples:
+        >>> legal = torch.tensor([[True, False], [False, False]])
+        >>> legal_only(torch.tensor([[1.0, 5.0], [4.0, 3.0]]), legal)
+        tensor([[1., -inf],
+                [4., 3.]])
+    """
+    legal = legal | ~legal.any(dim=1, keepdim=True)
+    return values.masked_fill(~legal, -torch.inf)
+
+
 def next_state_value(
     q_next_target: torch.Tensor, q_next_online: torch.Tensor | None = None, legal: torch.Tensor | None = None
 ) -> torch.Tensor:
@@ -32,7 +47,7 @@ def next_state_value(
 
     With ``q_next_online`` (double DQN): ``Q_target(s', argmax_a Q_online(s', a))``. With ``legal`` (the
     next states' legal actions, bool ``(n, n_actions)``): over the legal actions only; a state with none
-    (an env that masks every action at a terminal state, whose value the target does not use) takes all.
+    takes all (`legal_only`).
 
     Examples:
         >>> q = torch.tensor([[1.0, 5.0, 2.0], [4.0, 3.0, 0.0]])
@@ -43,10 +58,9 @@ def next_state_value(
         tensor([5., 4.])
     """
     if legal is not None:
-        legal = legal | ~legal.any(dim=1, keepdim=True)
-        q_next_target = q_next_target.masked_fill(~legal, -torch.inf)
+        q_next_target = legal_only(q_next_target, legal)
         if q_next_online is not None:
-            q_next_online = q_next_online.masked_fill(~legal, -torch.inf)
+            q_next_online = legal_only(q_next_online, legal)
     if q_next_online is None:
         return q_next_target.max(dim=1).values
     best = q_next_online.argmax(dim=1, keepdim=True)

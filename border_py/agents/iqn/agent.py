@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, with_encoder
+from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, mask_span, with_encoder
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -32,8 +32,9 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
     mode the DQN explorers act on that mean; in eval mode the action is greedy, and deterministic when
     ``act_taus`` is ``even`` or ``fixed`` (the default). ``opt`` regresses the quantiles of the taken action
     at ``pred_taus`` onto ``r + discount * Z_target(s', a*)`` at ``target_taus`` with the quantile Huber
-    loss, where ``a*`` maximises the target network's mean quantile. Fractions drawn uniformly come from
-    the agent's own seeded ``torch.Generator``. With prioritized replay, each item's priority is its loss.
+    loss, where ``a*`` maximises the target network's mean quantile, among the next state's legal actions if
+    the env masks actions (its observation's ``action_mask``). Fractions drawn uniformly come from the
+    agent's own seeded ``torch.Generator``. With prioritized replay, each item's priority is its loss.
 
     Args:
         config: hyperparameters.
@@ -54,11 +55,12 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
     """
 
     name = "IQN"
+    takes_masks = True
     generator: torch.Generator
     """Draws the uniformly sampled fractions (saved in ``state.pt``)."""
 
     def __init__(self, config: IqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete(self.name, images=config.encoder is not None)
+        n_actions = spaces.need_discrete(self.name, masks=True, images=config.encoder is not None)
         shape = observation_shape(spaces, config.encoder)
         c = config
         with seeded(seed):
@@ -79,8 +81,9 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
 
     def greedy_policy(self) -> GreedyNetwork:
         """The eval-mode policy for export (the ``iqn`` kind): its state, fraction-embedding and head layers
-        and the fixed acting fractions, whose mean quantile the greedy action maximises; with an encoder
-        (the Nature CNN or a dict observation's images: the first module of ``psi``), the encoder first.
+        and the fixed acting fractions, whose mean quantile the greedy action maximises (among the legal
+        actions if the env masks actions); with an encoder (the Nature CNN or a dict observation's images:
+        the first module of ``psi``), the encoder first.
 
         Raises:
             ValueError: it acts on randomly drawn fractions (``act_taus`` uniform: no fixed policy to
@@ -104,7 +107,12 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
         module = ArgmaxGreedy(MeanQuantiles(n, taus.to(self.device)))
         action = {"type": "discrete", "n": self.n_actions}
         policy = GreedyNetwork(
-            kind="iqn", network=network, weights=names.weights, action=action, module=module
+            kind="iqn",
+            network=network,
+            weights=names.weights,
+            action=action,
+            module=module,
+            action_mask=mask_span(self.action_mask),
         )
         return with_encoder(policy, encoder, self.obs_shape)
 
@@ -122,7 +130,8 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
         pred = quantiles_of_action(net.net(b.obs, taus), b.act)  # (batch, N)
         with torch.no_grad():
             z_next = net.target(b.next_obs, self._taus(c.target_taus, n))  # (batch, N', actions)
-            target = quantile_target(b.reward, b.is_terminated, b.discount, greedy_quantiles(z_next))
+            next_quantiles = greedy_quantiles(z_next, self._legal(b.next_obs))
+            target = quantile_target(b.reward, b.is_terminated, b.discount, next_quantiles)
         per_item = quantile_huber_loss(pred, taus, target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
         return loss, per_item.detach(), pred.detach().mean()

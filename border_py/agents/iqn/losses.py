@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from border_py.agents.dqn.losses import legal_only
+
 
 def quantile_target(
     reward: torch.Tensor, is_terminated: torch.Tensor, discount: torch.Tensor, next_quantiles: torch.Tensor
@@ -62,12 +64,20 @@ def quantiles_of_action(quantiles: torch.Tensor, act: torch.Tensor) -> torch.Ten
     return quantiles.gather(2, index).squeeze(2)
 
 
-def greedy_quantiles(quantiles: torch.Tensor) -> torch.Tensor:
+def greedy_quantiles(quantiles: torch.Tensor, legal: torch.Tensor | None = None) -> torch.Tensor:
     """The quantiles ``(batch, n)`` of each item's greedy action: the one whose quantiles ``(batch, n,
-    n_actions)`` have the largest mean (the first on a tie).
+    n_actions)`` have the largest mean (the first on a tie); with ``legal`` (each item's legal actions,
+    bool ``(batch, n_actions)``), the legal one with the largest mean, or any action for an item with none
+    (as DQN's `border_py.agents.dqn.losses.next_state_value`).
 
     Examples:
-        >>> greedy_quantiles(torch.tensor([[[0.0, 1.0], [4.0, 2.0]]]))  # means 2.0 and 1.5
+        >>> z = torch.tensor([[[0.0, 1.0], [4.0, 2.0]]])  # means 2.0 and 1.5
+        >>> greedy_quantiles(z)
         tensor([[0., 4.]])
+        >>> greedy_quantiles(z, legal=torch.tensor([[False, True]]))
+        tensor([[1., 2.]])
     """
-    return quantiles_of_action(quantiles, quantiles.mean(dim=1).argmax(dim=1))
+    means = quantiles.mean(dim=1)
+    if legal is not None:
+        means = legal_only(means, legal)
+    return quantiles_of_action(quantiles, means.argmax(dim=1))

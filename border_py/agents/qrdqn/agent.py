@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import MlpParts, f32, linear_layers, with_encoder
+from border_py.agents.greedy import MlpParts, f32, linear_layers, mask_span, with_encoder
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -31,8 +31,9 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
     ``(i + 1/2) / n``; the greedy action has the largest mean quantile. In train mode the DQN explorers act
     on that mean; in eval mode the action is greedy and deterministic. ``opt`` regresses the quantiles of
     the taken action onto ``r + discount * Z_target(s', a*)`` with the quantile Huber loss, where ``a*``
-    maximises the target network's mean quantile (as sb3-contrib's ``QRDQN``). With prioritized replay,
-    each item's priority is its loss.
+    maximises the target network's mean quantile (as sb3-contrib's ``QRDQN``), among the next state's legal
+    actions if the env masks actions (its observation's ``action_mask``). With prioritized replay, each
+    item's priority is its loss.
 
     Args:
         config: hyperparameters.
@@ -53,9 +54,10 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
     """
 
     name = "QR-DQN"
+    takes_masks = True
 
     def __init__(self, config: QrDqnConfig, spaces: Spaces, seed: int) -> None:
-        n_actions = spaces.need_discrete(self.name, images=config.encoder is not None)
+        n_actions = spaces.need_discrete(self.name, masks=True, images=config.encoder is not None)
         shape = observation_shape(spaces, config.encoder)
         with seeded(seed):
             encoder = None if config.encoder is None else config.encoder.build(shape, spaces.obs_parts)
@@ -75,8 +77,8 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: one MLP whose last layer gives the mean quantile of each
         action (its weights and bias averaged over the quantiles: the mean of a linear map is the map of
-        the mean), and the argmax; with an encoder (the Nature CNN, or a dict observation's images), the
-        encoder first."""
+        the mean), and the argmax, among the legal actions if the env masks actions; with an encoder (the
+        Nature CNN, or a dict observation's images), the encoder first."""
         net = self.parts.net.net
         *layers, (weight, bias) = linear_layers(net.net)
         n, a = self.config.n_quantiles, self.n_actions
@@ -88,6 +90,7 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
             layers=[*layers, last],
             activation="relu",
             head="argmax",
+            action_mask=mask_span(self.action_mask),
         )
         return with_encoder(policy, net.encoder, self.obs_shape)
 
@@ -99,7 +102,7 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
         c, b, net = self.config, batch, self.parts.net
         pred = quantiles_of_action(net.net(b.obs), b.act)  # (batch, N)
         with torch.no_grad():
-            next_quantiles = greedy_quantiles(net.target(b.next_obs))
+            next_quantiles = greedy_quantiles(net.target(b.next_obs), self._legal(b.next_obs))
             target = quantile_target(b.reward, b.is_terminated, b.discount, next_quantiles)
         per_item = quantile_huber_loss(pred, self.taus.expand_as(pred), target, c.kappa)
         loss = (per_item * b.weight).mean() if b.weight is not None else per_item.mean()
