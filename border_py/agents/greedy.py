@@ -10,7 +10,7 @@ Either may start with the agent's encoder, which `with_encoder` reads off it (`e
 a pixel policy's convolutions (the Nature CNN), or `MultiInputParts`, a dict observation's images each
 through its own CNN and linear layer (`border_py.agents.multi_input`). An `MlpParts` with `LstmParts`
 (`lstm_parts` reads them off an ``nn.LSTM``) is a policy with memory: recurrent PPO's, exported as the
-``lstm`` kind.
+``lstm`` kind (its LSTM after the encoder, where it has one).
 """
 
 from __future__ import annotations
@@ -144,7 +144,8 @@ def encoder_parts(
 @attrs.frozen(kw_only=True, eq=False)
 class LstmParts:
     """A recurrent policy's LSTM: torch's ``nn.LSTM`` (one direction, with biases, no projection), its
-    layers stacked, each taking the ``h`` of the one before (the first: the normalised observation). Its
+    layers stacked, each taking the ``h`` of the one before (the first: the normalised observation, or the
+    encoder's features). Its
     memory is ``(2, layers, lanes, hidden)``: each layer's ``h``, then its ``c``."""
 
     layers: list[tuple[F32, F32, F32, F32]]
@@ -207,15 +208,13 @@ class MlpParts:
     the number of actions; only with head ``argmax``. The greedy action is the best legal one, the mask read
     from the observation as given, before ``obs_mean`` and ``obs_std`` (``None``: every action is legal)."""
     lstm: LstmParts | None = None
-    """A policy with memory: an LSTM between the normalisation and the layers, which then take its last
-    layer's ``h`` (``None``: no memory). Not with ``conv`` or ``inputs``."""
+    """A policy with memory: an LSTM between the normalisation (or the front, ``conv`` or ``inputs``, whose
+    features it takes) and the layers, which then take its last layer's ``h`` (``None``: no memory)."""
     inputs: MultiInputParts | None = None
     """A dict observation's images through their CNNs, before the layers (``obs_mean`` is then ``None``);
     not with ``conv``."""
 
     def __attrs_post_init__(self) -> None:
-        if self.lstm is not None and (self.conv is not None or self.inputs is not None):
-            raise ValueError("MlpParts: an lstm takes the observation, not an encoder's features")
         if self.inputs is not None and (self.conv is not None or self.obs_mean is not None):
             raise ValueError("MlpParts: a multi-input front takes the observation as given, alone")
 

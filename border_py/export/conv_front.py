@@ -54,6 +54,14 @@ class MultiInputFront(nn.Module):
         return images_beside(self.parts, obs, self.images)
 
 
+def front_module(conv: ConvParts | None, inputs: MultiInputParts | None) -> nn.Module | None:
+    """The torch module of a policy's front: `ConvFront` of ``conv``, `MultiInputFront` of ``inputs``, or
+    ``None`` without one."""
+    if conv is not None:
+        return ConvFront(conv)
+    return None if inputs is None else MultiInputFront(inputs)
+
+
 def conv_spec(parts: ConvParts, weights: dict[str, F32], prefix: str = "conv") -> dict[str, Any]:
     """The ``network.conv`` entry of ``policy.json``; the arrays go into ``weights`` as
     ``{prefix}.{i}.weight`` and ``{prefix}.{i}.bias``."""

@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, LstmParts, MlpParts
+from border_py.export.conv_front import front_module
 from border_py.export.mlp_parts import MlpGreedy
 
 
@@ -28,7 +29,9 @@ def lstm_spec(lstm: LstmParts, weights: dict[str, F32]) -> dict[str, Any]:
 
 class LstmGreedy(nn.Module):
     """`MlpParts` with an ``lstm`` as a torch module (for ONNX): ``(obs (n, obs_dim), memory (2, layers, n,
-    hidden)) -> (values, action, memory_after)`` for ``argmax``, ``-> (action, memory_after)`` otherwise.
+    hidden)) -> (values, action, memory_after)`` for ``argmax``, ``-> (action, memory_after)`` otherwise;
+    with a front (``conv``: ``obs`` uint8 frames; ``inputs``: the flat dict observation), the LSTM takes its
+    features.
 
     The LSTM is written gate by gate, as docs/export-format.md states it and `border_py.export.numpy_lstm`
     computes it, rather than as ``nn.LSTM``, so the ONNX graph holds that arithmetic and not an exporter's
@@ -42,6 +45,7 @@ class LstmGreedy(nn.Module):
         super().__init__()
         if parts.lstm is None:
             raise ValueError("LstmGreedy needs MlpParts with an lstm (MlpGreedy serves the others)")
+        self.front = front_module(parts.conv, parts.inputs)
         self.clip = parts.obs_clip
         self.norm = parts.obs_mean is not None
         if self.norm:
@@ -51,11 +55,13 @@ class LstmGreedy(nn.Module):
         for w_ih, w_hh, b_ih, b_hh in parts.lstm.layers:
             self.inputs.append(_linear(w_ih, b_ih))
             self.recurrent.append(_linear(w_hh, b_hh))
-        # The layers after the LSTM and the head: the normalisation is done here, before the LSTM.
-        self.head = MlpGreedy(attrs.evolve(parts, obs_mean=None, obs_std=None, obs_clip=None, lstm=None))
+        # The layers after the LSTM and the head: the front and the normalisation are done here, before it.
+        self.head = MlpGreedy(
+            attrs.evolve(parts, obs_mean=None, obs_std=None, obs_clip=None, lstm=None, conv=None, inputs=None)
+        )
 
     def forward(self, obs: torch.Tensor, memory: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        x = obs
+        x = obs if self.front is None else self.front(obs)
         if self.norm:
             x = (x - self.mean) / self.std
             if self.clip is not None:

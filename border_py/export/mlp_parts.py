@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from border_py.agents.greedy import F32, MlpParts
-from border_py.export.conv_front import ConvFront, MultiInputFront
+from border_py.export.conv_front import front_module
 
 
 class MlpGreedy(nn.Module):
@@ -31,11 +31,7 @@ class MlpGreedy(nn.Module):
         if parts.lstm is not None:  # its memory would be dropped without a word
             raise ValueError("MlpGreedy takes no lstm: a policy with memory is LstmGreedy's")
         self.parts = parts
-        self.front: nn.Module | None = None
-        if parts.conv is not None:
-            self.front = ConvFront(parts.conv)
-        elif parts.inputs is not None:
-            self.front = MultiInputFront(parts.inputs)
+        self.front = front_module(parts.conv, parts.inputs)
         self.norm = parts.obs_mean is not None
         if self.norm:
             self.register_buffer("mean", torch.as_tensor(parts.obs_mean))

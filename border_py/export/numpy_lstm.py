@@ -33,7 +33,8 @@ def sigmoid(x: F32) -> F32:
 class NumpyLstm:
     """Stacked LSTM layers, each ``(weight_ih (in, 4h), weight_hh (h, 4h), bias_ih (4h,), bias_hh (4h,))``:
     torch's parameters, the weights transposed, the four gates' columns in torch's order (input, forget,
-    cell, output). The first layer takes the observation, each next one the ``h`` of the one before.
+    cell, output). The first layer takes the observation (or its front's features), each next one the ``h``
+    of the one before.
 
     Batch-invariant as `border_py.numpy_mlp.Mlp` (each product is a one-layer ``Mlp``): a lane's step is the
     same bits whatever other lanes share the batch.
@@ -87,13 +88,14 @@ class NumpyLstm:
         return x, after
 
 
-def read_lstm(field: object, array: ReadArray, obs_dim: int, source: str) -> NumpyLstm:
+def read_lstm(field: object, array: ReadArray, in_dim: int, source: str) -> NumpyLstm:
     """``network.lstm`` of an ``lstm`` policy (``{"layers": [{weight_ih, weight_hh, bias_ih, bias_hh},
     ...]}``, each an array's name), its arrays read by ``array``.
 
     Raises:
         PolicyFileError: a malformed field, an array missing or of the wrong dimensions (``array``'s), or
-            layers whose shapes do not fit: the first taking other than ``obs_dim`` inputs, a hidden size
+            layers whose shapes do not fit: the first taking other than ``in_dim`` inputs (the observation's,
+            or its front's features), a hidden size
             that differs between layers, weights or biases not of four gates.
     """
     layers_field = field.get("layers") if isinstance(field, Mapping) else None
@@ -109,7 +111,7 @@ def read_lstm(field: object, array: ReadArray, obs_dim: int, source: str) -> Num
     for k, layer in enumerate(layers_field):
         arrays = [array(layer.get(name), 2 if name.startswith("weight") else 1, source) for name in ARRAYS]
         hidden = int(arrays[1].shape[0]) if not layers else int(layers[0][1].shape[0])
-        takes, gates = (obs_dim if k == 0 else hidden), 4 * hidden
+        takes, gates = (in_dim if k == 0 else hidden), 4 * hidden
         if [a.shape for a in arrays] != [(takes, gates), (hidden, gates), (gates,), (gates,)]:
             shapes = ", ".join(f"{name} {a.shape}" for name, a in zip(ARRAYS, arrays, strict=True))
             raise PolicyFileError(

@@ -17,9 +17,9 @@ TD3, a plain DQN, QR-DQN, BC, IQL, AWAC, CQL, TD3+BC; `border_py.agents.greedy`)
 Q-values, IQN's mean quantile at its deterministic fractions (and SAC's squashed mean, as version 1 wrote
 it); a pixel policy's convolutions (`border_py.export.numpy_conv`), or a dict observation's images through
 theirs (`border_py.export.numpy_inputs`), run first, for any kind. ``lstm`` is the
-``mlp`` kind with an LSTM (`border_py.export.numpy_lstm`) between the normalisation and the layers: recurrent
-PPO's, which acts with a memory the caller carries (``act_with_memory``). Nothing in this module imports
-torch.
+``mlp`` kind with an LSTM (`border_py.export.numpy_lstm`) between the normalisation (or the front) and the
+layers: recurrent PPO's, which acts with a memory the caller carries (``act_with_memory``). Nothing in this
+module imports torch.
 """
 
 from __future__ import annotations
@@ -204,11 +204,8 @@ class NumpyPolicy:
         self.bias = (self.high + self.low) / np.float32(2.0)
 
     def _build(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
-        if self.kind == "lstm":
-            if self.conv is not None or self.inputs is not None:
-                front = "network.conv" if self.conv is not None else "network.inputs"
-                raise PolicyFileError(f"{source}: an lstm policy takes vectors: {front} must be absent")
-            self.lstm = read_lstm(net.get("lstm"), self._array, self.obs_dim, source)
+        if self.kind == "lstm":  # after the front, where there is one: it takes its features
+            self.lstm = read_lstm(net.get("lstm"), self._array, self.in_dim, source)
             self.in_dim = self.lstm.hidden
         if self.kind in ("mlp", "lstm"):
             self._build_mlp(net, action, source)
@@ -382,7 +379,7 @@ class NumpyPolicy:
         """
         if self.lstm is None:
             raise TypeError(f"a {self.kind} policy has no memory; use act()")
-        x, _, single = self._batch(obs)  # x as given: an lstm policy has no front
-        h, after = self.lstm.step(self._normalised(x), self.lstm.checked(memory, len(x)))
+        features, x, single = self._batch(obs)
+        h, after = self.lstm.step(self._normalised(features), self.lstm.checked(memory, len(x)))
         act = self._mlp_action(self.mlp(h), x)
         return (act[0] if single else act), after

@@ -212,7 +212,8 @@ def test_the_file_states_the_lstm_and_a_malformed_one_is_refused_naming_it(tmp_p
             NumpyPolicy({**spec, "network": {**spec["network"], **change}}, weights)
     conv = {"layers": [{"weight": "conv.0.weight", "bias": "conv.0.bias", "stride": 1}], "divide_by": 255.0}
     frames = {"conv.0.weight": np.ones((2, 3, 1, 1), np.float32), "conv.0.bias": np.zeros(2, np.float32)}
-    with pytest.raises(PolicyFileError, match=r"an lstm policy takes vectors: network\.conv must be absent"):
+    # A front's features, not the observation, go into the LSTM: here 2 of them, for an LSTM of 3 inputs.
+    with pytest.raises(PolicyFileError, match=r"network\.lstm\.layers\[0\] takes 2 inputs"):
         NumpyPolicy(
             {**spec, "obs_shape": [3, 1, 1], "network": {**spec["network"], "conv": conv}},
             {**weights, **frames},

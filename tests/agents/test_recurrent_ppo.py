@@ -169,10 +169,3 @@ def test_memories_are_saved_and_checked(tmp_path: Path) -> None:
     state["memory"] = torch.zeros(2, 1, 2, 5)
     with pytest.raises(ValueError, match=r"memory must be None or a finite tensor \(2, 1, lanes, 6\)"):
         _agent()._check_state(state)
-
-
-def test_an_encoder_is_refused() -> None:
-    from border_py.agents.cnn_config import NatureCnnConfig
-
-    with pytest.raises(ValueError, match="encoder"):
-        RecurrentPpoConfig(encoder=NatureCnnConfig())

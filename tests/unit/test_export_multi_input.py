@@ -319,7 +319,7 @@ HOSTILE: list[tuple[Callable[[dict[str, Any]], None], str]] = [
         lambda s: s["network"].update(obs_norm={"mean": "mlp.0.bias", "std": "mlp.0.bias", "clip": None}),
         r"network.obs_norm must be null with network.inputs$",
     ),
-    (lambda s: s.update(kind="lstm"), r"an lstm policy takes vectors: network.inputs must be absent$"),
+    (lambda s: s.update(kind="lstm"), r"network.lstm must be \{layers: "),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 from torch import nn
@@ -69,6 +69,16 @@ class TwinMlp(nn.Module):
         return h
 
 
+def orthogonal_init(modules: Iterable[nn.Module], gain: float) -> None:
+    """Initialises every convolution and linear layer of ``modules`` orthogonally with ``gain`` and zero
+    biases (SB3's ``ortho_init`` of a features extractor)."""
+    for module in modules:
+        if isinstance(module, nn.Conv2d | nn.Linear):
+            nn.init.orthogonal_(module.weight, gain=gain)
+            assert module.bias is not None
+            nn.init.zeros_(module.bias)
+
+
 class SharedTrunk(nn.Module):
     """A pixel encoder then one MLP, shared by the policy and the value (CleanRL's ``ppo_atari.py`` and
     SB3's ``CnnPolicy``: the Nature CNN and a 512-unit layer). Called as a `TwinMlp` is, it returns its
@@ -90,11 +100,7 @@ class SharedTrunk(nn.Module):
         widths = [encoder.out_features, *hidden]
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(widths))
         if gain is not None:
-            for module in (*self.encoder.modules(), *self.layers):
-                if isinstance(module, nn.Conv2d | nn.Linear):
-                    nn.init.orthogonal_(module.weight, gain=gain)
-                    assert module.bias is not None
-                    nn.init.zeros_(module.bias)
+            orthogonal_init((*self.encoder.modules(), *self.layers), gain)
 
     def forward(self, x: torch.Tensor, first_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """Returns the features of ``x`` (frame stacks ``(batch, channels, height, width)``), twice."""

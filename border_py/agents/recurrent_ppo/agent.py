@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from border_py.agents.greedy import MlpParts, lstm_parts
+from border_py.agents.greedy import MlpParts, lstm_parts, with_encoder
 from border_py.agents.on_policy.model import ActorCritic
 from border_py.agents.on_policy.returns import bootstrap_values
 from border_py.agents.ppo.agent import Ppo
@@ -40,6 +40,11 @@ class RecurrentPpo(Ppo):
     memory. The update then makes PPO's epochs over minibatches of whole sequences (pieces of episodes of
     at most ``batch_size`` steps, shuffled), each run through the LSTMs from its first step's memory.
     Values at truncations and at the rollout's end carry on from the step's memory, uncleared.
+
+    With an ``encoder`` (`border_py.agents.cnn_config.EncoderConfig`: the Nature CNN for frame stacks,
+    sb3-contrib's ``CnnLstmPolicy``; the multi-input encoder for a dict observation with images, its
+    ``MultiInputLstmPolicy``), both LSTMs take the encoder's features, one encoder for the two; without one,
+    an image part of a dict observation is refused, naming it.
 
     Saved: ``ppo.pt`` and its Adam as PPO's, and in ``state.pt`` the memory of the lanes acting in train
     mode and the memories the next rollout starts from, so a resumed run acts and learns as the
@@ -82,6 +87,7 @@ class RecurrentPpo(Ppo):
 
     def _network(self) -> ActorCritic:
         c = self.config
+        encoder = None if c.encoder is None else c.encoder.build(self.obs_shape, self.obs_parts)
         return RecurrentActorCritic(
             self.obs_dim,
             self.act_dim,
@@ -93,6 +99,7 @@ class RecurrentPpo(Ppo):
             c.gsde,
             c.lstm_hidden,
             c.lstm_layers,
+            encoder,
         )
 
     def start_episodes(self, starts: Sequence[bool]) -> None:
@@ -129,7 +136,7 @@ class RecurrentPpo(Ppo):
         extra rows are each step's ``memory`` (before it, ``(4, layers, hidden)``), ``starts`` and the
         policy's ``latent``. Leaves the memories the next rollout starts from."""
         n_steps, num_envs = self._rollout_shape = rollout.shape
-        x = obs.reshape(n_steps, num_envs, -1)
+        x = obs.reshape(n_steps, num_envs, *obs.shape[1:])
         memory = self._rollout_memory
         if memory is None or memory.shape[2] != num_envs:
             memory = self.net.zero_memory(4, num_envs, self.device)
@@ -205,10 +212,11 @@ class RecurrentPpo(Ppo):
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: PPO's (`OnPolicyAgent.greedy_policy`: the observation's
         normalisation, the policy's layers, the argmax or the mean clipped to the box, the action mask) with
-        the policy's LSTM between the normalisation and the layers: the ``lstm`` kind of
-        docs/export-format.md. Its memory is the caller's to carry
+        the policy's LSTM between the normalisation (or the encoder, `with_encoder`) and the layers: the
+        ``lstm`` kind of docs/export-format.md. Its memory is the caller's to carry
         (`border_py.export.NumpyPolicy.act_with_memory`)."""
-        return attrs.evolve(super().greedy_policy(), lstm=lstm_parts(self.net.lstm_pi))
+        policy = attrs.evolve(super().greedy_policy(), lstm=lstm_parts(self.net.lstm_pi))
+        return with_encoder(policy, self.net.encoder, self.obs_shape)
 
     def memory(self) -> npt.NDArray[np.float32] | None:
         """A copy of the policy's memory of the lanes acting in the current mode (train or eval),

@@ -19,8 +19,11 @@ class RecurrentPpoConfig(PpoConfig):
     ``RecurrentPPO`` with ``MlpLstmPolicy`` (an LSTM of 256 units for the policy and one for the value).
 
     ``hidden`` is the MLP after each LSTM. ``batch_size`` counts steps: a minibatch holds whole sequences
-    (pieces of episodes, at most ``batch_size`` steps each) up to that many steps. An ``encoder`` is
-    refused: pixels through an LSTM are not built.
+    (pieces of episodes, at most ``batch_size`` steps each) up to that many steps. An ``encoder`` stands
+    before both LSTMs, one for the two, its features their input: ``{kind: nature_cnn}`` for frame stacks
+    (``CnnLstmPolicy``, less the linear layer of 512 that closes SB3's NatureCNN: the convolutions' features
+    go to the LSTMs), ``{kind: multi_input}`` for a dict observation with images
+    (``MultiInputLstmPolicy``); ``hidden`` still follows each LSTM, separately.
 
     Examples:
         >>> RecurrentPpoConfig(lstm_hidden=64).lstm_layers
@@ -31,11 +34,6 @@ class RecurrentPpoConfig(PpoConfig):
     """In units: the hidden state of each LSTM (the policy's and the value's)."""
     lstm_layers: int = attrs.field(default=1, validator=attrs.validators.gt(0))
     """Stacked layers of each LSTM."""
-
-    def __attrs_post_init__(self) -> None:
-        super().__attrs_post_init__()
-        if self.encoder is not None:
-            raise ValueError("encoder: recurrent PPO takes flat observations (no pixel encoder)")
 
     def build(self, spaces: Spaces, seed: int) -> RecurrentPpo:
         """The agent, sized by ``spaces``, with initial weights from ``seed``.
