@@ -1,8 +1,9 @@
 """Every Python block of the site type-checks under ``mypy --strict`` as a reader would paste it: a page's
-blocks in order as one module (the files its ``test-files`` directives copy beside it, ``examples/``
-from a checkout), with the one setting the guide asks of a user's own torch code, so a renamed
-argument or a removed name in a page fails here, on pages no test runs too. A block that shows a mistake
-(``test-mypy-error``) is checked alone and must be refused with the error the page names."""
+blocks in order as one module (one per ``test-namespace`` name: another library's side of a comparison is
+its own module; the files its ``test-files`` directives copy beside it, ``examples/`` from a checkout),
+with the one setting the guide asks of a user's own torch code, so a renamed argument or a removed name in
+a page fails here, on pages no test runs too. A block that shows a mistake (``test-mypy-error``) is checked
+alone and must be refused with the error the page names."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _modules(tmp_path: Path) -> tuple[dict[str, str], dict[str, str]]:
     expected: dict[str, str] = {}
     for page in sorted(DOCS.rglob("*.md")):
         name = re.sub(r"\W", "_", str(page.relative_to(DOCS).with_suffix("")))
-        checked: list[Block] = []
+        checked: dict[str | None, list[Block]] = {}
         for block in read_page(page):
             for source, dest in block.files:
                 shutil.copyfile(ROOT / source, tmp_path / dest)
@@ -38,10 +39,11 @@ def _modules(tmp_path: Path) -> tuple[dict[str, str], dict[str, str]]:
                 (tmp_path / module).write_text(block.text)
                 sources[module], expected[module] = f"{page.name}:{block.line}", block.mypy_error
             else:
-                checked.append(block)
-        if checked:
-            (tmp_path / f"page_{name}.py").write_text("\n\n".join(b.text for b in checked))
-            sources[f"page_{name}.py"] = page.name
+                checked.setdefault(block.namespace, []).append(block)
+        for namespace, blocks in checked.items():
+            module = "_".join(filter(None, ["page", name, namespace])) + ".py"
+            (tmp_path / module).write_text("\n\n".join(b.text for b in blocks))
+            sources[module] = page.name if namespace is None else f"{page.name} ({namespace})"
     return sources, expected
 
 

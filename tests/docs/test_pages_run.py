@@ -1,21 +1,23 @@
-"""Every Python and shell block of the getting-started page and the tutorials runs as the reader would run
-it, in order, in an empty folder (``tests/docs/doc_pages.py`` says how the page's directives shorten long
-budgets or state why a block does not run)."""
+"""Every Python and shell block of the getting-started page, the tutorials and the from-SB3 page (its
+Stable-Baselines3 side too, in its own namespace) runs as the reader would run it, in order, in an empty
+folder (``tests/docs/doc_pages.py`` says how the page's directives shorten long budgets or state why a block
+does not run; ``tests/docs/page_run.py`` runs them)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.docs.doc_pages import ROOT, Block, read_page, shell_commands
+from tests.docs.page_run import run_page
 
 DOCS = ROOT / "docs"
-PAGES = ["getting-started.md", *sorted(f"tutorials/{p.name}" for p in (DOCS / "tutorials").glob("*.md"))]
+PAGES = [
+    "getting-started.md",
+    "from-sb3.md",
+    *sorted(f"tutorials/{p.name}" for p in (DOCS / "tutorials").glob("*.md")),
+]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -35,6 +37,20 @@ def test_a_page_with_an_unclosed_fence_or_a_reasonless_skip_is_refused(tmp_path:
     page.write_text("```bash\nls\n```\n")
     with pytest.raises(ValueError, match="write shell blocks as"):
         read_page(page)
+    page.write_text("<!-- test-replace: steps=50 -> steps=5 -->\n```python\nrun(step=50)\n```\n")
+    with pytest.raises(ValueError, match=r"p\.md:2: test-replace: 'steps=50' is not in the block"):
+        read_page(page)
+
+
+def test_a_replacement_and_a_namespace_reach_only_their_block(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(
+        "<!-- test-namespace: peer -->\n<!-- test-replace: steps=50_000 -> steps=5 -->\n"
+        "```python\nrun(steps=50_000)\n```\n\n```python\nrun(steps=50_000)\n```\n"
+    )
+    peer, own = read_page(page)
+    assert (peer.namespace, peer.text, peer.script) == ("peer", "run(steps=50_000)\n", "run(steps=5)\n")
+    assert (own.namespace, own.script) == (None, "run(steps=50_000)\n")
 
 
 def test_appended_arguments_reach_only_their_verb() -> None:
@@ -51,38 +67,7 @@ def test_appended_arguments_reach_only_their_verb() -> None:
     ]
 
 
-def _run_shell(block: Block, env: dict[str, str], cwd: Path, page: str) -> None:
-    for words in shell_commands(block):
-        if words[0] == "export":
-            name, _, value = words[1].partition("=")
-            env[name] = value
-            continue
-        done = subprocess.run(
-            words, cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=False
-        )
-        assert done.returncode == 0, (
-            f"{page} line {block.line}: {' '.join(words)}\n{done.stdout}\n{done.stderr}"
-        )
-
-
 @pytest.mark.smoke
 @pytest.mark.parametrize("page", PAGES)
 def test_the_pages_blocks_run_in_order(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))  # `python` in a folder imports the modules there
-    bin_dir = str(Path(sys.executable).parent)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONUNBUFFERED": "1"}
-    env.setdefault("RAY_NODE_IP_ADDRESS", "127.0.0.1")
-    monkeypatch.setenv("RAY_NODE_IP_ADDRESS", env["RAY_NODE_IP_ADDRESS"])
-    namespace: dict[str, object] = {"__name__": f"docs_{Path(page).stem}"}
-    for block in read_page(DOCS / page):
-        for source, dest in block.files:
-            shutil.copyfile(ROOT / source, tmp_path / dest)
-        if block.skip is not None or block.files or block.mypy_error is not None:
-            continue
-        if block.save is not None:
-            (tmp_path / block.save).write_text(block.text)
-        elif block.lang == "python":
-            exec(compile(block.text, f"{page} block at line {block.line}", "exec"), namespace)
-        elif block.lang == "sh":
-            _run_shell(block, env, tmp_path, page)
+    run_page(DOCS / page, tmp_path, monkeypatch)

@@ -339,7 +339,7 @@ def test_the_async_zoo_variants_train_resume_and_evaluate_through_the_cli(
     assert main(["train", "sac", "--env", "Pendulum-v1", "--variant", "async", *sac]) == 0
 
 
-def test_the_async_example_program_trains_resumes_and_evaluates_with_its_flags(
+def test_the_async_example_program_trains_resumes_evaluates_and_exports_with_its_flags(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tests.run.examples_table import run_example
@@ -358,3 +358,8 @@ def test_the_async_example_program_trains_resumes_and_evaluates_with_its_flags(
     assert run_example("dqn_cartpole_async", more, monkeypatch) == 0
     assert "resuming from" in capsys.readouterr().out
     assert run_example("dqn_cartpole_async", ["--eval", "--model-dir", str(run)], monkeypatch) == 0
+    out = tmp_path / "exported"
+    assert (
+        run_example("dqn_cartpole_async", ["--export", str(out), "--model-dir", str(run)], monkeypatch) == 0
+    )
+    assert {p.name for p in out.iterdir()} == {"policy.json", "weights.npz", "policy.onnx"}

@@ -51,7 +51,10 @@ def test_the_comparison_sees_a_changed_field(monkeypatch: pytest.MonkeyPatch) ->
         test_an_examples_experiment_equals_its_zoo_entry_field_by_field(EXAMPLES[0])
 
 
-@pytest.mark.parametrize("module", sorted({e.module for e in EXAMPLES}))
+# The algorithms' programs and the two tutorial programs on run_cli (custom_env.py's --help: tests/unit).
+@pytest.mark.parametrize(
+    "module", sorted({e.module for e in EXAMPLES} | {"custom_agent", "custom_value_agent"})
+)
 def test_an_example_takes_the_clis_flags(
     module: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

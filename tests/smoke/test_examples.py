@@ -1,5 +1,6 @@
-"""Every example program trains, evaluates and resumes through its own flags, with a budget of seconds
-(``--set`` shrinks it); the asynchronous one is in tests/integration/test_distributed.py, beside Ray."""
+"""Every example program trains, evaluates, resumes and exports through its own flags, with a budget of
+seconds (``--set`` shrinks it); the asynchronous one is in tests/integration/test_distributed.py, beside Ray,
+and each program's ``--help`` in tests/run/test_examples.py."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def _tiny_flags(example: Example, datasets: Path) -> list[str]:
 
 @pytest.mark.smoke
 @pytest.mark.parametrize("example", RUNS, ids=[e.module for e in RUNS])
-def test_an_example_trains_evaluates_and_resumes_with_its_flags(
+def test_an_example_trains_evaluates_resumes_and_exports_with_its_flags(
     example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)  # MuJoCo writes MUJOCO_LOG.TXT into the working directory
@@ -51,6 +52,27 @@ def test_an_example_trains_evaluates_and_resumes_with_its_flags(
         assert run_example(example.module, more, monkeypatch) == 0
     assert "resuming from" in capsys.readouterr().out
     assert latest_checkpoint(run) == run / "6"
+    _exports_checkpoint_6(example, run, tmp_path / "exported", monkeypatch)
+
+
+def _exports_checkpoint_6(example: Example, run: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--export`` of the resumed run's newest checkpoint (dqn_atari saves no ``best/``) writes a numpy
+    policy and an ONNX file, and the numpy one acts as the saved model does."""
+    from border_py.export import NumpyPolicy
+    from border_py.run import load_policy
+
+    argv = ["--export", str(out), "--model-dir", str(run), "--checkpoint", "6"]
+    assert run_example(example.module, argv, monkeypatch) == 0
+    assert (out / "policy.onnx").is_file()
+    exported, saved = NumpyPolicy.load(out), load_policy(run, "6")
+    shape = saved.spaces.obs_shape  # pixels as the env gives them (uint8); ones: a mask's flags allow all
+    obs = np.ones((2, *shape), np.uint8 if len(shape) == 3 else np.float32)
+    if saved.recurrent:
+        ours, _ = exported.act_with_memory(obs, exported.initial_memory(2))
+        theirs, _ = saved.predict_with_memory(obs, episode_start=True)
+    else:
+        ours, theirs = exported.act(obs), saved.predict(obs)
+    np.testing.assert_allclose(ours, theirs, atol=1e-4)
 
 
 @pytest.mark.smoke

@@ -30,6 +30,7 @@ OPTIONAL = (
     "optuna",
     "gymnasium_robotics",
     "mujoco",
+    "stable_baselines3",  # the docs run it beside its port (tests/docs); the package never imports it
 )
 
 
