@@ -84,16 +84,23 @@ def export_policy(
     ``out`` and moved into it once all are whole: a failed export (a full disk) adds nothing to ``out``.
 
     Raises:
-        TypeError, ValueError: the agent cannot be exported (the message says why).
+        ValueError: the agent cannot be exported (the message says why: an agent of one's own that states
+            no ``greedy_policy()``, say).
         FileNotFoundError: the saved model is missing or incomplete.
         OSError: writing failed (a full disk, say); the message names ``out``.
     """
     from border_py.export import export_numpy
+    from border_py.export.exporters import Exportable
 
     saved = saved_model_path(model_dir, checkpoint)
     with closing(build_eval_env(experiment)) as env:
         agent = load_agent(experiment, saved, env)
         obs_parts = env.spaces.obs_parts  # a dict observation's layout: the exports take the dict again
+    if not isinstance(agent, Exportable):  # a bad request, not a bug: refused in one line, as bad input is
+        raise ValueError(
+            f"{saved}: the agent {type(agent).__name__} states no greedy policy (greedy_policy()), so it "
+            "cannot be exported; --eval and load_policy use it as it is"
+        )
     try:
         import onnxruntime  # noqa: F401
         import onnxscript  # noqa: F401

@@ -206,7 +206,11 @@ class Policy:
     def _flat(self, obs: npt.ArrayLike | Mapping[str, npt.ArrayLike]) -> npt.NDArray[Any]:
         parts = self.spaces.obs_parts
         if not isinstance(obs, Mapping):
-            return np.asarray(obs)
+            x = np.asarray(obs)
+            # Integers (np.zeros(4, int), say) are the env's float observations written another way; only
+            # frame stacks (3-d, uint8) stay integers, which the pixel agents' encoders scale themselves.
+            frames = len(self.spaces.obs_shape) == 3 and x.dtype == np.uint8
+            return x.astype(np.float32) if x.dtype.kind in "biu" and not frames else x
         if parts is None:
             raise ValueError(
                 f"predict: the policy takes array observations {self.spaces.obs_shape}, not a dict"

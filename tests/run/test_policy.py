@@ -12,8 +12,18 @@ import numpy as np
 import pytest
 import yaml
 
-from border_py.run import TrainOptions, evaluate, evaluate_policy, load_experiment_text, load_policy, train
+from border_py.run import (
+    TrainOptions,
+    evaluate,
+    evaluate_policy,
+    experiment_from_dict,
+    load_experiment_text,
+    load_policy,
+    train,
+    zoo,
+)
 from border_py.run import with_trainer as with_trainer_fields
+from tests.run.conftest import tiny
 
 PPO = """
 env: {type: gym_vec, name: CartPole-v1, num_envs: 2}
@@ -112,3 +122,16 @@ def test_a_config_naming_code_is_refused_without_trust_code(run: Path, tmp_path:
     (copy / "config.yaml").write_text(yaml.safe_dump(data))
     with pytest.raises(ValueError, match="--trust-code"):
         load_policy(copy)
+
+
+@pytest.mark.parametrize("algo", ["iqn", "qrdqn"])
+def test_integer_observations_act_as_the_same_floats(algo: str, tmp_path: Path) -> None:
+    # IQN's and QR-DQN's networks took uint8 observations as pixels and failed in the first matmul.
+    data = tiny(zoo.entry(algo, "CartPole-v1").data, tmp_path / "run", tmp_path / "datasets")
+    train(experiment_from_dict(data), TrainOptions(progress=False, quiet=True))
+    policy = load_policy(tmp_path / "run", "4")
+    rows = np.random.default_rng(0).integers(0, 3, size=(8, 4))
+    for ints in (rows.astype(np.int64), rows.astype(np.uint8)):
+        floats = ints.astype(np.float32)
+        np.testing.assert_array_equal(policy.predict(ints), policy.predict(floats))
+        assert policy.predict(ints[0]) == policy.predict(floats[0])

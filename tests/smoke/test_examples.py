@@ -4,6 +4,9 @@ and each program's ``--help`` in tests/run/test_examples.py."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from border_py.trainer import ResumeWarning
 from tests.run.conftest import as_overrides, make_dataset, tiny_changes
 from tests.run.examples_table import EXAMPLES, Example, run_example
 
+ROOT = Path(__file__).resolve().parents[2]
 RUNS = [e for e in EXAMPLES if e.variant != "async" and e.attribute != "FINETUNE"]
 
 
@@ -127,3 +131,23 @@ def test_the_ppo_atari_example_exports_its_pixel_policy_and_records_a_game(
     game = iio.imread(video)  # the frames the agent saw: 84x84, grayscale as RGB, a whole game of Pong
     assert game.shape[1:] == (84, 84, 3)
     assert len(game) > 500
+
+
+@pytest.mark.smoke
+def test_exporting_an_agent_without_a_greedy_policy_is_refused_in_one_line(tmp_path: Path) -> None:
+    # The tutorial's LinearQ states no greedy_policy(): --export is a bad request, not a traceback. A
+    # process of its own: the agent's config lives in the program's __main__.
+    def run(*flags: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-m", "examples.custom_agent", "--model-dir", "run", *flags]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+
+    budget = ("--set", "trainer.max_opts=4", "--set", "trainer.eval_interval=4")
+    trained = run("--train", "--no-progress", *budget)
+    assert trained.returncode == 0, trained.stderr
+    exported = run("--export", "out")
+    assert exported.returncode == 2
+    assert exported.stderr.startswith("error: ")
+    assert exported.stderr.count("\n") == 1
+    assert "LinearQ states no greedy policy (greedy_policy())" in exported.stderr
+    assert not (tmp_path / "out").exists()
