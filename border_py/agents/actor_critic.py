@@ -27,7 +27,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import torch
 
-from border_py.agents.cnn_config import MultiInputConfig
+from border_py.agents.cnn_config import MultiInputConfig, build_encoder
 from border_py.agents.greedy import F32, MlpParts
 from border_py.agents.lr_schedule import linear_horizon, set_scheduled_lrs
 from border_py.agents.multi_input import MultiInputEncoder
@@ -111,8 +111,7 @@ class ActorCriticAgent(TorchAgent[P], Generic[C, P, B]):
     def _encoder(self) -> MultiInputEncoder | None:
         """A fresh encoder of the env's dict observation with images, as the config asks (``None``:
         none); each network that takes observations builds its own, in the agent's ``seeded`` block."""
-        encoder = self.config.encoder
-        return None if encoder is None else encoder.build((self.obs_dim,), self.obs_parts)
+        return build_encoder(self.config.encoder, self.obs_dim, self.obs_parts)
 
     @property
     def batch_size(self) -> int:

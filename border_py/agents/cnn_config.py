@@ -5,7 +5,7 @@ is built."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
@@ -86,3 +86,30 @@ class MultiInputConfig:
 EncoderConfig = NatureCnnConfig | MultiInputConfig
 """What an agent's ``encoder`` field takes: ``{kind: nature_cnn}`` for frames, ``{kind: multi_input}``
 for a dict observation with images."""
+
+
+def build_encoder(
+    config: MultiInputConfig | None, obs_dim: int, parts: ObsParts | None
+) -> MultiInputEncoder | None:
+    """A fresh encoder of an env's dict observation with images, as an agent's ``encoder`` field asks
+    (``None``: none): each network that takes observations builds its own, in its agent's ``seeded``
+    block (the online actor-critics' and the offline agents' networks).
+
+    Raises:
+        ValueError: as `MultiInputConfig.build`.
+    """
+    return None if config is None else config.build((obs_dim,), parts)
+
+
+def without_normalize_obs(instance: Any, attribute: attrs.Attribute[Any], value: object) -> None:
+    """The ``encoder`` field's validator in a config with ``normalize_obs`` (the offline agents'): the two
+    together are refused, as the exported policy has no normalisation in front of an encoder.
+
+    Raises:
+        ValueError: ``value`` is an encoder and ``instance.normalize_obs`` is set.
+    """
+    if value is not None and instance.normalize_obs:
+        raise ValueError(
+            "normalize_obs is for flat observations: an encoder scales pixels itself (set "
+            "normalize_obs: false with an encoder)"
+        )

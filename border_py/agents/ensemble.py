@@ -103,7 +103,8 @@ class CriticEnsemble(nn.Module):
         ``(m, *batch, out)`` for ``out > 1``."""
         if self.encoder is not None:
             obs = self.encoder(obs)
-        x = torch.cat([obs, act], dim=-1)
+        # Broadcast after the encoder: CQL's one state for its sampled actions goes through the CNN once.
+        x = torch.cat([obs.expand(*act.shape[:-1], -1), act], dim=-1)
         lead = x.shape[:-1]
         h = x.reshape(1, -1, x.shape[-1])  # one row block, shared by every member (a broadcast batch)
         norms = list(self.norms)
@@ -126,7 +127,8 @@ class CriticEnsemble(nn.Module):
 
     def forward(self, obs: torch.Tensor, act: torch.Tensor) -> torch.Tensor:
         """Returns every critic's output, ``(n, *batch)`` (``(n, *batch, out)`` for ``out > 1``): the
-        observations and actions may have any leading dimensions (CQL's sampled actions: two)."""
+        actions may have any leading dimensions (CQL's sampled actions: two), the observations the same or
+        ones that broadcast to them (CQL's: a state of size 1 along the sampled actions)."""
         return self._run(obs, act, slice(None))
 
     def member(self, i: int) -> nn.Sequential:

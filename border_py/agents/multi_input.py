@@ -93,3 +93,38 @@ class MultiInputEncoder(nn.Module):
 
 Encoder = NatureCnn | MultiInputEncoder
 """What an agent's network puts in front of its layers: an encoder with ``out_features``."""
+
+
+class Encoded(nn.Module):
+    """``net(encoder(obs))``: a network whose layers take a multi-input encoder's features (an offline
+    agent's MLP policy or value network over a dict observation with images; `encoded` makes it).
+
+    Attributes:
+        encoder: the encoder, first.
+        net: the layers after it.
+    """
+
+    def __init__(self, encoder: MultiInputEncoder, net: nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.net = net
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """``net``'s output for flat dict observations ``(batch, parts.dim)``."""
+        out: torch.Tensor = self.net(self.encoder(obs))
+        return out
+
+
+def encoded(encoder: MultiInputEncoder | None, obs_dim: int, layers: Callable[[int], nn.Module]) -> nn.Module:
+    """``layers(obs_dim)`` without an encoder (the network as it always was, its checkpoint keys
+    unchanged); with one, an `Encoded` of the encoder and ``layers(encoder.out_features)``.
+
+    Examples:
+        >>> parts = ObsParts.of({"camera": (36, 36, 1), "speed": (2,)}, images=["camera"])
+        >>> net = encoded(MultiInputEncoder(parts, 4), parts.dim, lambda n: nn.Linear(n, 3))
+        >>> net(torch.zeros(5, parts.dim)).shape, type(encoded(None, 6, lambda n: nn.Linear(n, 3))).__name__
+        (torch.Size([5, 3]), 'Linear')
+    """
+    if encoder is None:
+        return layers(obs_dim)
+    return Encoded(encoder, layers(encoder.out_features))

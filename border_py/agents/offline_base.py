@@ -6,18 +6,21 @@ env's bounds, acting, and the opt step around an update; the checkpoint files co
 
 A subclass declares its parts in a frozen record that has a ``normalizer`` (`OfflineAgent._normalizer` makes
 it), acts on normalised observations (``_policy_act``) and learns from a batch whose observations are
-already normalised (``_update``):
+already normalised (``_update``). With the config's ``encoder`` (a dict observation with images), each
+network that takes observations builds its own (`OfflineAgent._encoder`, in the ``seeded`` block, as the
+online actor-critics do), and normalisation is off (the config refuses ``normalize_obs`` with it):
 
     @attrs.frozen
     class MyParts:
         normalizer: Saved[ObsNormalizer]
-        policy: Trained[nn.Sequential]
+        policy: Trained[nn.Module]
 
     class MyAgent(OfflineAgent["MyConfig", MyParts]):
         def __init__(self, config, spaces, seed, obs_stats=None):
             super().__init__("MyAgent", config, spaces, seed, obs_stats)
-            with seeded(seed):
-                policy = mlp(spaces.obs_dim, spaces.n_actions, config.hidden)
+            with seeded(seed):  # the encoder, if any, then the layers over its features
+                layers = lambda n: mlp(n, spaces.n_actions, config.hidden)
+                policy = encoded(self._encoder(), spaces.obs_dim, layers)
             self.parts = MyParts(
                 normalizer=self._normalizer(obs_stats),
                 policy=Trained.adam(policy, "policy.pt", "policy", config.lr, self.device),
@@ -32,9 +35,12 @@ from typing import Any, Generic, Protocol, TypeVar
 import attrs
 import numpy.typing as npt
 import torch
+from torch import nn
 
+from border_py.agents.cnn_config import MultiInputConfig, build_encoder
 from border_py.agents.ensemble import CriticEnsemble
-from border_py.agents.greedy import F32, MlpParts, f32, linear_layers
+from border_py.agents.greedy import F32, MlpParts, f32, linear_layers, with_encoder
+from border_py.agents.multi_input import MultiInputEncoder
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.parts import Saved, Tracked, Trained, seeded
 from border_py.agents.policies import ActionScale, GaussianPolicy
@@ -64,6 +70,10 @@ class OfflineConfig(AgentConfig, Protocol):
 
     @property
     def normalize_obs(self) -> bool: ...
+    @property
+    def encoder(self) -> MultiInputConfig | None:
+        """A dict observation with images: the encoder each network puts in front of its layers."""
+        ...
 
 
 class GaussianActorCriticConfig(OfflineConfig, Protocol):
@@ -113,10 +123,11 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
 
     Args:
         name: the agent's name in error messages (``IQL``).
-        config: the agent's config (``device``, ``batch_size`` and ``normalize_obs`` read here:
-            normalise observations, in ``sample`` and in ``opt``, with ``obs_stats``; without them, with
-            the statistics `load_params` restores: ``opt`` refuses to run before).
-        spaces: the env's observation size and actions (a box's bounds map the policy's unit actions).
+        config: the agent's config (``device``, ``batch_size``, ``encoder`` and ``normalize_obs`` read
+            here: normalise observations, in ``sample`` and in ``opt``, with ``obs_stats``; without them,
+            with the statistics `load_params` restores: ``opt`` refuses to run before).
+        spaces: the env's observation size and actions (a box's bounds map the policy's unit actions); an
+            image part only with an ``encoder``.
         seed: seeds the agent's generator (all its sampling; the subclass seeds its networks with
             `seeded`).
         obs_stats: the dataset's observation mean and std, used when ``normalize_obs``.
@@ -124,26 +135,35 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
     Attributes:
         config: the config.
         obs_dim: the observation size.
+        obs_parts: a dict observation's parts (what an ``encoder`` reads), else ``None``.
         scale: the map between the box's actions and unit actions (``None`` for discrete actions).
+        box_only: a class's flag: its agents act only in a box of actions.
 
     Raises:
+        TypeError: discrete actions and ``box_only``, an env that masks actions, or an image part without
+            an ``encoder``; the message names the agent.
         ValueError: a device this machine lacks.
     """
 
     generator: torch.Generator
     optimizers_key = "optimizers"
+    box_only = False
 
     def __init__(self, name: str, config: C, spaces: Spaces, seed: int, obs_stats: ObsStats | None) -> None:
+        images = config.encoder is not None
+        if self.box_only:
+            spaces.need_box(name, images=images)
+        elif spaces.discrete:
+            spaces.need_discrete(name, images=images)  # refuses an env that masks actions
+        else:
+            spaces.need_images(name, images)
         self.name = name
         self.config = config
-        self.obs_dim = spaces.obs_dim
+        self.obs_dim, self.obs_parts = spaces.obs_dim, spaces.obs_parts
         self.device = torch_device(config.device)
         # Without statistics, normalize_obs waits for load_params (an evaluation restores them from the
         # saved model); training refuses to start without them.
         self._stats_missing = config.normalize_obs and obs_stats is None
-        if spaces.discrete:
-            spaces.need_discrete(name)  # refuses an env that masks actions
-        spaces.need_images(name, False)  # no offline agent takes a multi-input encoder yet
         self.scale = None if spaces.discrete else ActionScale(*spaces.action_bounds, self.device)
         self.generator = torch.Generator(self.device).manual_seed(seed)
 
@@ -152,6 +172,11 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
         ``normalize_obs``, else the identity (until `load_params` restores saved statistics)."""
         stats = obs_stats if self.config.normalize_obs else None
         return Saved.on(ObsNormalizer(self.obs_dim, *(stats or (None, None))), "normalizer.pt", self.device)
+
+    def _encoder(self) -> MultiInputEncoder | None:
+        """A fresh encoder of the env's dict observation with images, as the config asks (``None``:
+        none); each network that takes observations builds its own, in the agent's ``seeded`` block."""
+        return build_encoder(self.config.encoder, self.obs_dim, self.obs_parts)
 
     @property
     def batch_size(self) -> int:
@@ -177,14 +202,30 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
         """The linear layers the greedy action comes from (a Gaussian policy's: its mean's)."""
 
+    def _greedy_encoder(self) -> nn.Module | None:
+        """The encoder in front of `_greedy_layers` (the policy's own), ``None`` without one. An agent of
+        one's own that takes an ``encoder`` overrides it; without, its export would drop the encoder.
+
+        Raises:
+            NotImplementedError: the config has an encoder and the agent does not say where it is.
+        """
+        if self.config.encoder is not None:
+            raise NotImplementedError(
+                f"{type(self).__name__}: its config has an encoder but the agent does not name it for "
+                "export: override _greedy_encoder"
+            )
+        return None
+
     def greedy_policy(self) -> MlpParts:
         """The eval-mode policy for export: the observation normalised with the dataset's statistics (the
-        identity without them), the policy's MLP, then the argmax (discrete actions) or ``bias + scale *
-        tanh(out)`` within the box."""
-        scale, normalizer = self.scale, self.parts.normalizer.net
-        return MlpParts(
-            obs_mean=f32(normalizer.mean.cpu().numpy()),
-            obs_std=f32(normalizer.std.cpu().numpy()),
+        identity without them) or through the policy's encoder, the policy's MLP, then the argmax (discrete
+        actions) or ``bias + scale * tanh(out)`` within the box."""
+        scale, normalizer, encoder = self.scale, self.parts.normalizer.net, self._greedy_encoder()
+        # With an encoder the normaliser is the identity (the config refuses normalize_obs): left out.
+        plain = encoder is None
+        policy = MlpParts(
+            obs_mean=f32(normalizer.mean.cpu().numpy()) if plain else None,
+            obs_std=f32(normalizer.std.cpu().numpy()) if plain else None,
             obs_clip=None,
             layers=self._greedy_layers(),
             activation="relu",
@@ -192,6 +233,7 @@ class OfflineAgent(TorchAgent[P], Generic[C, P]):
             low=None if scale is None else f32(scale.low),
             high=None if scale is None else f32(scale.high),
         )
+        return with_encoder(policy, encoder, (self.obs_dim,))
 
     def _act(self, obs: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
         """The actions for ``n`` observations, normalised first (float32 within the bounds, or int64)."""
@@ -235,18 +277,16 @@ class GaussianActorCritic(OfflineAgent[AC, AP]):
         TypeError: the actions are not a box.
     """
 
-    def __init__(self, name: str, config: AC, spaces: Spaces, seed: int, obs_stats: ObsStats | None) -> None:
-        spaces.need_box(name)
-        super().__init__(name, config, spaces, seed, obs_stats)
+    box_only = True
 
     def _actor_critic(self, seed: int) -> tuple[Trained[GaussianPolicy], Tracked[CriticEnsemble]]:
         """The actor (``actor.pt``, optimiser ``actor``) and the critics (``critic.pt``, their targets
         ``critic_tgt.pt``, optimiser ``critic``), initialised from ``seed``."""
         c, device = self.config, self.device
         obs_dim, act_dim = self.obs_dim, self._box.dim
-        with seeded(seed):
-            actor = GaussianPolicy(obs_dim, act_dim, c.actor_hidden)
-            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
+        with seeded(seed):  # each with its own encoder, if any (the critics of the ensemble share one)
+            actor = GaussianPolicy(obs_dim, act_dim, c.actor_hidden, encoder=self._encoder())
+            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics, encoder=self._encoder())
         return (
             Trained.adam(actor, "actor.pt", "actor", c.actor_lr, device),
             Tracked.adam_with_target(critic, "critic.pt", "critic", c.critic_lr, device, "critic_tgt.pt"),
@@ -281,3 +321,6 @@ class GaussianActorCritic(OfflineAgent[AC, AP]):
 
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
         return linear_layers(self.parts.actor.net.net)
+
+    def _greedy_encoder(self) -> nn.Module | None:
+        return self.parts.actor.net.encoder

@@ -16,6 +16,7 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
+from border_py.agents.multi_input import MultiInputEncoder
 from border_py.agents.toolkit import mlp
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -56,6 +57,9 @@ class GaussianPolicy(nn.Module):
     """A Gaussian over unit actions: mean ``tanh(mlp(obs))``, a state-independent log standard deviation
     clamped to ``[log_std_min, log_std_max]`` (IQL's and AWAC's policy in CORL).
 
+    With an ``encoder`` (a dict observation with images), the mean's MLP takes the encoder's features;
+    ``obs_dim`` is then unused.
+
     Examples:
         >>> mean, log_std = GaussianPolicy(3, 2, (8,))(torch.zeros(4, 3))
         >>> mean.shape, log_std.shape
@@ -69,14 +73,19 @@ class GaussianPolicy(nn.Module):
         hidden: Sequence[int],
         log_std_min: float = -20.0,
         log_std_max: float = 2.0,
+        *,
+        encoder: MultiInputEncoder | None = None,
     ) -> None:
         super().__init__()
-        self.net = mlp(obs_dim, act_dim, hidden)
+        self.encoder = encoder
+        self.net = mlp(obs_dim if encoder is None else encoder.out_features, act_dim, hidden)
         self.log_std = nn.Parameter(torch.zeros(act_dim))
         self.log_std_min, self.log_std_max = log_std_min, log_std_max
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Returns ``(mean, log_std)`` of the unit action."""
+        if self.encoder is not None:
+            obs = self.encoder(obs)
         return torch.tanh(self.net(obs)), self.log_std.clamp(self.log_std_min, self.log_std_max)
 
     def log_prob(self, obs: torch.Tensor, unit_action: torch.Tensor) -> torch.Tensor:

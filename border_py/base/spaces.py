@@ -191,8 +191,7 @@ class Spaces:
         if found and not images:
             raise TypeError(
                 f"{agent}: the observation's part {found[0].key!r} is an image {found[0].shape}; give the "
-                "agent an encoder that reads it (agent.encoder: {kind: multi_input}; DQN, QR-DQN, IQN, PPO, "
-                "A2C, SAC, TQC, CrossQ and TD3 take one)"
+                "agent an encoder that reads it (agent.encoder: {kind: multi_input})"
             )
 
 

@@ -10,6 +10,7 @@ from torch import nn
 
 from border_py.agents.bc.losses import classification_loss, likelihood_loss, regression_loss
 from border_py.agents.greedy import F32, linear_layers
+from border_py.agents.multi_input import Encoded, encoded
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.parts import Saved, Trained, seeded
@@ -24,7 +25,8 @@ if TYPE_CHECKING:  # the config's build() imports this module
 
 @attrs.frozen
 class BcParts:
-    """BC's parts: the observation normaliser and the policy (an MLP, or a `GaussianPolicy`)."""
+    """BC's parts: the observation normaliser and the policy (an MLP, or a `GaussianPolicy`; with an
+    encoder, an `Encoded` MLP or a `GaussianPolicy` holding it)."""
 
     normalizer: Saved[ObsNormalizer]
     policy: Trained[nn.Module]
@@ -55,14 +57,13 @@ class Bc(OfflineAgent["BcConfig", BcParts]):
     ) -> None:
         super().__init__("BC", config, spaces, seed, obs_stats)
         obs_dim, n_actions = spaces.obs_dim, spaces.n_actions
-        with seeded(seed):
+        with seeded(seed):  # the encoder, if any, first
             policy: nn.Module
-            if n_actions is not None:
-                policy = mlp(obs_dim, n_actions, config.hidden)
-            elif config.policy == "gaussian":
-                policy = GaussianPolicy(obs_dim, self._box.dim, config.hidden)
+            if n_actions is None and config.policy == "gaussian":
+                policy = GaussianPolicy(obs_dim, self._box.dim, config.hidden, encoder=self._encoder())
             else:
-                policy = mlp(obs_dim, self._box.dim, config.hidden)
+                out = self._box.dim if n_actions is None else n_actions
+                policy = encoded(self._encoder(), obs_dim, lambda n: mlp(n, out, config.hidden))
         self.parts = BcParts(
             normalizer=self._normalizer(obs_stats),
             policy=Trained.adam(policy, "policy.pt", "policy", config.lr, self.device),
@@ -92,4 +93,8 @@ class Bc(OfflineAgent["BcConfig", BcParts]):
 
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
         policy = self.parts.policy.net
-        return linear_layers(policy.net if isinstance(policy, GaussianPolicy) else policy)
+        return linear_layers(policy.net if isinstance(policy, GaussianPolicy | Encoded) else policy)
+
+    def _greedy_encoder(self) -> nn.Module | None:
+        policy = self.parts.policy.net
+        return policy.encoder if isinstance(policy, GaussianPolicy | Encoded) else None

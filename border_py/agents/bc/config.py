@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from border_py.agents.bc.agent import Bc
     from border_py.agents.offline_base import ObsStats
 
+from border_py.agents.cnn_config import MultiInputConfig, without_normalize_obs
 from border_py.agents.devices import device_name
 from border_py.config import layer_sizes, positive_finite
 
@@ -37,6 +38,10 @@ class BcConfig:
     """In transitions per opt step."""
     normalize_obs: bool = False
     """Normalise observations with the dataset's statistics (given to the agent, saved with it)."""
+    encoder: MultiInputConfig | None = attrs.field(default=None, validator=without_normalize_obs)
+    """A dict observation with images (``{kind: multi_input}``): the policy puts a multi-input encoder
+    in front of its layers (a CNN per image part; SB3's ``MultiInputPolicy``); ``None``: the flat
+    observation. Not with ``normalize_obs``: the encoder scales the pixels itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 

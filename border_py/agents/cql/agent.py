@@ -75,16 +75,19 @@ class Cql(OfflineAgent["CqlConfig", CqlParts]):
         (1,)
     """
 
+    box_only = True
+
     def __init__(
         self, config: CqlConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        spaces.need_box("CQL")
         super().__init__("CQL", config, spaces, seed, obs_stats)
         c, device = config, self.device
         obs_dim, act_dim = spaces.obs_dim, self._box.dim
-        with seeded(seed):
-            actor = GaussianActor(obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max)
-            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
+        with seeded(seed):  # each with its own encoder, if any (the critics of the ensemble share one)
+            actor = GaussianActor(
+                obs_dim, act_dim, c.actor_hidden, c.log_std_min, c.log_std_max, encoder=self._encoder()
+            )
+            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics, encoder=self._encoder())
         # log alpha (entropy) and log alpha' (the Lagrangian's; e as in CORL and the authors' code).
         logs = {"log_alpha": math.log(c.init_alpha), "log_alpha_prime": 1.0}
         coefficients = Saved.on(
@@ -147,7 +150,7 @@ class Cql(OfflineAgent["CqlConfig", CqlParts]):
             ],
             dim=1,
         )
-        q = critic.net(b.obs.unsqueeze(1).expand(-1, acts.shape[1], -1), acts)
+        q = critic.net(b.obs.unsqueeze(1), acts)  # each state broadcast over its actions
         td_loss = ((q[..., 0] - target) ** 2).mean(dim=1).sum()
         gap = conservative_gap(q, n, log_density, c.temperature)
         penalty, prime_loss = conservative_penalty(
@@ -181,3 +184,6 @@ class Cql(OfflineAgent["CqlConfig", CqlParts]):
 
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
         return mean_head(linear_layers(self.parts.actor.net.net), self._box.dim)
+
+    def _greedy_encoder(self) -> nn.Module | None:
+        return self.parts.actor.net.encoder

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from border_py.agents.cnn_config import MultiInputConfig, without_normalize_obs
 from border_py.agents.devices import device_name
 from border_py.base.spaces import Spaces
 from border_py.config import finite, layer_sizes, positive_finite
@@ -63,6 +64,11 @@ class CqlConfig:
     """Upper clamp of the policy's log standard deviation."""
     normalize_obs: bool = True
     """Normalise observations with the dataset's statistics (given to the agent, saved with it)."""
+    encoder: MultiInputConfig | None = attrs.field(default=None, validator=without_normalize_obs)
+    """A dict observation with images (``{kind: multi_input}``): the policy and the critics each put a
+    multi-input encoder of their own in front of their layers (a CNN per image part; the critics of the
+    ensemble share one); ``None``: the flat observation. Not with ``normalize_obs``: the encoder scales the
+    pixels itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from border_py.agents.iql.losses import advantage_weights, cosine_lr, expectile_loss, value_target
+from border_py.agents.multi_input import encoded
 from border_py.agents.offline_base import ActorCriticParts, GaussianActorCritic, ObsStats
 from border_py.agents.parts import Trained, seeded
 from border_py.agents.toolkit import mlp
@@ -23,7 +24,7 @@ if TYPE_CHECKING:  # the config's build() imports this module
 class IqlParts(ActorCriticParts):
     """IQL's parts: `ActorCriticParts` and the state-value network (``value.pt``, optimiser ``value``)."""
 
-    value: Trained[nn.Sequential]
+    value: Trained[nn.Module]
 
 
 class Iql(GaussianActorCritic["IqlConfig", IqlParts]):
@@ -55,8 +56,8 @@ class Iql(GaussianActorCritic["IqlConfig", IqlParts]):
     ) -> None:
         super().__init__("IQL", config, spaces, seed, obs_stats)
         actor, critic = self._actor_critic(seed)
-        with seeded(seed + 1):  # after the actor and the critics, from a seed of its own
-            value = mlp(spaces.obs_dim, 1, config.critic_hidden)
+        with seeded(seed + 1):  # after the actor and the critics, from a seed of its own (and its encoder)
+            value = encoded(self._encoder(), spaces.obs_dim, lambda n: mlp(n, 1, config.critic_hidden))
         self.parts = IqlParts(
             normalizer=self._normalizer(obs_stats),
             actor=actor,

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from border_py.agents.iql.agent import Iql
     from border_py.agents.offline_base import ObsStats
 
+from border_py.agents.cnn_config import MultiInputConfig, without_normalize_obs
 from border_py.agents.devices import device_name
 from border_py.config import layer_sizes, positive_finite
 
@@ -57,6 +58,11 @@ class IqlConfig:
     """Unitless: the advantage weights are clipped to this (the exponent's clip)."""
     normalize_obs: bool = False
     """Normalise observations with the dataset's statistics (given to the agent, saved with it)."""
+    encoder: MultiInputConfig | None = attrs.field(default=None, validator=without_normalize_obs)
+    """A dict observation with images (``{kind: multi_input}``): the policy, the critics and the value
+    network each put a multi-input encoder of their own in front of their layers (a CNN per image part;
+    the critics of the ensemble share one); ``None``: the flat observation. Not with ``normalize_obs``:
+    the encoder scales the pixels itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
 

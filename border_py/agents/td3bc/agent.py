@@ -10,6 +10,7 @@ from torch import nn
 
 from border_py.agents.ensemble import CriticEnsemble
 from border_py.agents.greedy import F32, linear_layers
+from border_py.agents.multi_input import Encoded, encoded
 from border_py.agents.normalization import ObsNormalizer
 from border_py.agents.offline_base import ObsStats, OfflineAgent
 from border_py.agents.parts import Saved, Tracked, seeded
@@ -26,11 +27,11 @@ if TYPE_CHECKING:  # the config's build() imports this module
 
 @attrs.frozen
 class Td3BcParts:
-    """TD3+BC's parts: the observation normaliser, and the deterministic policy and the critics, each with
-    its Polyak-averaged target."""
+    """TD3+BC's parts: the observation normaliser, and the deterministic policy (an MLP then a tanh; with
+    an encoder, an `Encoded` of them) and the critics, each with its Polyak-averaged target."""
 
     normalizer: Saved[ObsNormalizer]
-    actor: Tracked[nn.Sequential]
+    actor: Tracked[nn.Module]
     critic: Tracked[CriticEnsemble]
 
 
@@ -60,16 +61,19 @@ class Td3Bc(OfflineAgent["Td3BcConfig", Td3BcParts]):
         (1,)
     """
 
+    box_only = True
+
     def __init__(
         self, config: Td3BcConfig, spaces: Spaces, seed: int, obs_stats: ObsStats | None = None
     ) -> None:
-        spaces.need_box("TD3+BC")
         super().__init__("TD3+BC", config, spaces, seed, obs_stats)
         c, device = config, self.device
         obs_dim, act_dim = spaces.obs_dim, self._box.dim
-        with seeded(seed):
-            actor = nn.Sequential(mlp(obs_dim, act_dim, c.actor_hidden), nn.Tanh())
-            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics)
+        with seeded(seed):  # each with its own encoder, if any (the critics of the ensemble share one)
+            actor = encoded(
+                self._encoder(), obs_dim, lambda n: nn.Sequential(mlp(n, act_dim, c.actor_hidden), nn.Tanh())
+            )
+            critic = CriticEnsemble(obs_dim, act_dim, c.critic_hidden, c.n_critics, encoder=self._encoder())
         self.parts = Td3BcParts(
             normalizer=self._normalizer(obs_stats),
             actor=Tracked.adam_with_target(actor, "actor.pt", "actor", c.actor_lr, device, "actor_tgt.pt"),
@@ -112,4 +116,9 @@ class Td3Bc(OfflineAgent["Td3BcConfig", Td3BcParts]):
         }
 
     def _greedy_layers(self) -> list[tuple[F32, F32]]:
-        return linear_layers(self.parts.actor.net)  # its Tanh is the policy's tanh_box
+        actor = self.parts.actor.net
+        return linear_layers(actor.net if isinstance(actor, Encoded) else actor)  # its Tanh: tanh_box
+
+    def _greedy_encoder(self) -> nn.Module | None:
+        actor = self.parts.actor.net
+        return actor.encoder if isinstance(actor, Encoded) else None
