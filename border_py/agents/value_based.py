@@ -53,6 +53,15 @@ from border_py.agents.explorers import (
     legal_actions,
     masked_values,
 )
+from border_py.agents.greedy import (
+    F32,
+    ArgmaxGreedy,
+    ArrayNames,
+    GreedyNetwork,
+    MlpParts,
+    mask_span,
+    with_encoder,
+)
 from border_py.agents.lr_schedule import linear_horizon, set_scheduled_lrs
 from border_py.agents.parts import Tracked
 from border_py.agents.toolkit import NumpyMlp, load_state_arrays, state_arrays, torch_device
@@ -210,6 +219,41 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
     def batch_size(self) -> int:
         """In transitions per opt step."""
         return self.config.batch_size
+
+    def _argmax_mlp(self, layers: list[tuple[F32, F32]], encoder: nn.Module | None) -> MlpParts:
+        """The export of an MLP of ``layers`` giving each action's value and the argmax over them (among
+        the legal actions if the env masks actions), ``encoder`` (if any) in front."""
+        policy = MlpParts(
+            obs_mean=None,
+            obs_std=None,
+            obs_clip=None,
+            layers=layers,
+            activation="relu",
+            head="argmax",
+            action_mask=mask_span(self.action_mask),
+        )
+        return with_encoder(policy, encoder, self.obs_shape)
+
+    def _argmax_network(
+        self,
+        kind: str,
+        network: dict[str, Any],
+        names: ArrayNames,
+        values: nn.Module,
+        encoder: nn.Module | None,
+    ) -> GreedyNetwork:
+        """The ``kind`` export of a network whose layers ``network`` lays out (their arrays in ``names``)
+        and the argmax over ``values``' output (among the legal actions if the env masks actions),
+        ``encoder`` (if any) in front."""
+        policy = GreedyNetwork(
+            kind=kind,
+            network=network,
+            weights=names.weights,
+            action={"type": "discrete", "n": self.n_actions},
+            module=ArgmaxGreedy(values),
+            action_mask=mask_span(self.action_mask),
+        )
+        return with_encoder(policy, encoder, self.obs_shape)
 
     @abstractmethod
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:

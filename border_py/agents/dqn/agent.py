@@ -9,14 +9,9 @@ import torch
 from border_py.agents.dqn.losses import next_state_value, td_loss, td_target
 from border_py.agents.dqn.model import QNetwork
 from border_py.agents.greedy import (
-    ArgmaxGreedy,
     ArrayNames,
-    GreedyNetwork,
     GreedyPolicy,
-    MlpParts,
     linear_layers,
-    mask_span,
-    with_encoder,
 )
 from border_py.agents.parts import seeded
 from border_py.agents.toolkit import NumpyMlp
@@ -80,18 +75,8 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
         network its shared layers and its value and advantage heads (the ``dqn`` kind); with an encoder
         (the Nature CNN, or a dict observation's images), the encoder first."""
         net = self.parts.net.net
-        policy: GreedyPolicy
         if not self.config.dueling:
-            policy = MlpParts(
-                obs_mean=None,
-                obs_std=None,
-                obs_clip=None,
-                layers=linear_layers(net.net),
-                activation="relu",
-                head="argmax",
-                action_mask=mask_span(self.action_mask),
-            )
-            return with_encoder(policy, net.encoder, self.obs_shape)
+            return self._argmax_mlp(linear_layers(net.net), net.encoder)
         names = ArrayNames()
         network = {
             "trunk": names.add("trunk", net.net),
@@ -99,17 +84,7 @@ class Dqn(ValueBasedAgent["DqnConfig", QNetwork, TransitionBatch]):
             "value": names.add("value", net.value),
             "advantage": names.add("advantage", net.advantage),
         }
-        action = {"type": "discrete", "n": self.n_actions}
-        module = ArgmaxGreedy(net)
-        policy = GreedyNetwork(
-            kind="dqn",
-            network=network,
-            weights=names.weights,
-            action=action,
-            module=module,
-            action_mask=mask_span(self.action_mask),
-        )
-        return with_encoder(policy, net.encoder, self.obs_shape)
+        return self._argmax_network("dqn", network, names, net, net.encoder)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.parts.net.net(obs)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import ArgmaxGreedy, ArrayNames, GreedyNetwork, mask_span, with_encoder
+from border_py.agents.greedy import ArrayNames, GreedyNetwork
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -104,17 +104,7 @@ class Iqn(ValueBasedAgent["IqnConfig", IqnNetwork, TransitionBatch]):
             "head": names.add("head", n.head),
             "taus": taus.tolist(),
         }
-        module = ArgmaxGreedy(MeanQuantiles(n, taus.to(self.device)))
-        action = {"type": "discrete", "n": self.n_actions}
-        policy = GreedyNetwork(
-            kind="iqn",
-            network=network,
-            weights=names.weights,
-            action=action,
-            module=module,
-            action_mask=mask_span(self.action_mask),
-        )
-        return with_encoder(policy, encoder, self.obs_shape)
+        return self._argmax_network("iqn", network, names, MeanQuantiles(n, taus.to(self.device)), encoder)
 
     def _taus(self, sampling: TauSampling, batch: int) -> torch.Tensor:
         return sample_taus(sampling, batch, self.generator, self.device)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from border_py.agents.greedy import MlpParts, f32, linear_layers, mask_span, with_encoder
+from border_py.agents.greedy import MlpParts, f32, linear_layers
 from border_py.agents.iqn.losses import (
     greedy_quantiles,
     quantile_huber_loss,
@@ -83,16 +83,7 @@ class QrDqn(ValueBasedAgent["QrDqnConfig", QuantileNetwork, TransitionBatch]):
         *layers, (weight, bias) = linear_layers(net.net)
         n, a = self.config.n_quantiles, self.n_actions
         last = (f32(weight.reshape(-1, n, a).mean(axis=1)), f32(bias.reshape(n, a).mean(axis=0)))
-        policy = MlpParts(
-            obs_mean=None,
-            obs_std=None,
-            obs_clip=None,
-            layers=[*layers, last],
-            activation="relu",
-            head="argmax",
-            action_mask=mask_span(self.action_mask),
-        )
-        return with_encoder(policy, net.encoder, self.obs_shape)
+        return self._argmax_mlp([*layers, last], net.encoder)
 
     def _action_values(self, obs: torch.Tensor) -> torch.Tensor:
         q: torch.Tensor = self.parts.net.net(obs).mean(dim=1)
