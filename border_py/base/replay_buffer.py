@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from border_py.base.spaces import Spaces
 from border_py.base.typevars import B_co, I_contra
 
 
@@ -80,4 +81,20 @@ class DatasetBuffer(ReplayBuffer[B_co], Protocol[B_co]):
 
     def load(self, path: Path) -> None:
         """Reads what ``save`` wrote into ``path`` (unchanged on an error)."""
+        ...
+
+
+@runtime_checkable
+class ObservesSpaces(Protocol):
+    """A buffer that wants the training env's spaces before its first item (optional: the trainers tell
+    a buffer that has the method, right after building it; `SimpleReplayBuffer` learns where a dict
+    observation's image parts lie, to store them as uint8):
+
+    buffer = replay_buffer_config.build(seed)
+    if isinstance(buffer, ObservesSpaces):
+        buffer.observe_spaces(env.spaces)
+    """
+
+    def observe_spaces(self, spaces: Spaces) -> None:
+        """Takes the env's spaces (before any push or load)."""
         ...

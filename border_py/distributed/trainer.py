@@ -46,7 +46,7 @@ from border_py.trainer.loop import (
     checked_start,
     run_session,
 )
-from border_py.trainer.online import E, P, R
+from border_py.trainer.online import E, P, R, show_spaces
 from border_py.trainer.result import EvaluationObserver, TrainResult
 from border_py.trainer.state import describe_config
 
@@ -134,8 +134,12 @@ class AsyncTrainer(Generic[E, P, R]):
         config = self.config
         regime_setup = (AsyncRegime.name, self.setup(), SAME_ON_RESUME)
         resume = checked_start(config, agent, self.replay_buffer_config, evaluator, resume_from, regime_setup)
-        self.env_config.build(config.seed + 1000).close()
         buffer = self.replay_buffer_config.build(config.seed)
+        env = self.env_config.build(config.seed + 1000)
+        try:
+            show_spaces(buffer, env)
+        finally:
+            env.close()
         settings = RunSettings(config=config, agent=agent, buffer=buffer, evaluator=evaluator,
                                observers=tuple(self.observers), resume=resume, held=held)  # fmt: skip
 

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from border_py.base.spaces import Spaces
 from border_py.config import finite, positive_finite
+from border_py.replay_buffer.image_columns import ImageColumns
 from border_py.replay_buffer.npz import read_npz
 from border_py.replay_buffer.storage import COLUMNS, TransitionStorage
 from border_py.replay_buffer.sum_tree import SumTree
@@ -68,15 +69,17 @@ class SimpleReplayBufferConfig:
         return SimpleReplayBuffer(self, seed)
 
     def full_nbytes(self, spaces: Spaces) -> int:
-        """The bytes the buffer holds once full of an env of ``spaces``'s transitions (the sum tree's too)."""
+        """The bytes the buffer holds once full of an env of ``spaces``'s transitions (the sum tree's too;
+        a dict observation's image parts as uint8, see `SimpleReplayBuffer.observe_spaces`)."""
         tree = 0 if self.per is None else SumTree.nbytes_for(self.capacity)
-        return self.capacity * TransitionStorage.row_bytes(spaces) + tree
+        return self.capacity * TransitionStorage.row_bytes(spaces, images=True) + tree
 
 
 class SimpleReplayBuffer:
     """A ring buffer of `Transition` s that samples `TransitionBatch` es.
 
-    Storage is one numpy array per field, allocated at the first push from that transition's shapes;
+    Storage is one numpy array per field, allocated at the first push from that transition's shapes (a
+    dict observation's image parts apart, as uint8, once `observe_spaces` has named them);
     ``batch`` gathers rows and wraps them as torch tensors without another copy. Sampling uses its own
     ``numpy.random.Generator``, seeded at build, never the global RNG.
 
@@ -103,6 +106,17 @@ class SimpleReplayBuffer:
         self._n_batches = 0
         self._tree = SumTree(config.capacity) if config.per is not None else None
         self._max_priority = 1.0
+        self._images: ImageColumns | None = None
+
+    def observe_spaces(self, spaces: Spaces) -> None:
+        """Learns where a dict observation's image parts lie in the flat observation, to store them as
+        uint8 (a quarter of their float32 bytes; batches are unchanged, float32). The trainers call it
+        right after building the buffer, with the env's spaces; a buffer never told stores float32, and so
+        does one that holds transitions already (a fine-tuning run's buffer, filled from its dataset when
+        built): its storage is laid out, and keeps that layout.
+        """
+        if self._storage is None:
+            self._images = ImageColumns.of(spaces)
 
     def __len__(self) -> int:
         return self._len
@@ -121,7 +135,7 @@ class SimpleReplayBuffer:
         """
         storage, capacity = self._storage, self.config.capacity
         if storage is None:
-            storage = self._storage = TransitionStorage.for_first(item, capacity)
+            storage = self._storage = TransitionStorage.for_first(item, capacity, images=self._images)
         i = self._next
         storage.put(i, item)
         if self._tree is not None and self.config.per is not None:
@@ -193,7 +207,9 @@ class SimpleReplayBuffer:
 
     def save(self, path: Path) -> list[Path]:
         """Writes the contents, priorities, sampling RNG and counters to ``path/replay_buffer.npz`` (no
-        pickle); returns the file. Only the filled rows are written."""
+        pickle); returns the file. Only the filled rows are written, observations as flat float32 even
+        where image columns are kept as uint8 (the one file format, read by either storage; the write
+        makes a float32 copy of the observations)."""
         arrays: dict[str, npt.NDArray[Any]] = {}
         if self._storage is not None:
             n = self._len
@@ -294,4 +310,4 @@ class SimpleReplayBuffer:
             len(priority) == n and np.all(np.isfinite(priority)) and np.all(priority >= 0)
         ):
             raise ValueError(f"{file}: priorities must be {n} finite values >= 0")
-        return TransitionStorage.from_columns(arrays, capacity, str(file))
+        return TransitionStorage.from_columns(arrays, capacity, str(file), images=self._images)

@@ -31,7 +31,8 @@ from border_py.base.env import AnyEnv, Env, VecEnv
 from border_py.base.evaluator import Evaluator
 from border_py.base.policy import Policy
 from border_py.base.recorder import Recorder
-from border_py.base.replay_buffer import TrainingBuffer
+from border_py.base.replay_buffer import ObservesSpaces, TrainingBuffer
+from border_py.base.spaces import Spaces
 from border_py.base.step_processor import StepProcessor
 from border_py.base.typevars import A, B, I, O
 from border_py.checkpoint import TRAINER_STATE_FILE, CheckpointError
@@ -127,6 +128,7 @@ class Trainer(Generic[E, P, R]):
                 config, self.replay_buffer_config, env.num_envs if isinstance(env, VecEnv) else 1
             )
             buffer = self.replay_buffer_config.build(config.seed)
+            show_spaces(buffer, env)
             regime = OnlineRegime(config, self.setup(), env, self.step_proc_config, buffer, agent)
         except BaseException:
             env.close()
@@ -195,6 +197,16 @@ class Trainer(Generic[E, P, R]):
             ValueError: a file is corrupt or of an older border_py, or a config differs (named).
         """
         check_checkpoint(Path(path), OnlineRegime.name, self.setup(), _SAME_ON_RESUME)
+
+
+def show_spaces(buffer: object, env: object) -> None:
+    """Tells ``buffer`` the spaces of ``env`` where the buffer takes them (`ObservesSpaces`) and the env
+    states them (every env of border_py does; a user's may not, and its buffer then learns nothing)."""
+    if not isinstance(buffer, ObservesSpaces):
+        return
+    spaces = getattr(env, "spaces", None)
+    if isinstance(spaces, Spaces):
+        buffer.observe_spaces(spaces)
 
 
 _SAME_ON_RESUME = ("env", "step_processor", "replay_buffer", "trainer.seed", "trainer.opt_interval")
