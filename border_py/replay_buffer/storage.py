@@ -252,17 +252,17 @@ class TransitionStorage:
         if column.dtype.kind not in "biuf":
             raise ValueError(f"{source}: column {name} has dtype {column.dtype}, not numbers")
         target = getattr(self, name)
-        split = self.images is not None and name.endswith("obs")
-        row_shape = self.obs_shape if split else target.shape[1:]
+        images = self.images if name.endswith("obs") else None  # an observation column split in two
+        row_shape = target.shape[1:] if images is None else self.obs_shape
         if column.shape[1:] != row_shape:
             raise ValueError(
                 f"{source}: column {name} has rows of shape {column.shape[1:]}, expected {row_shape}"
             )
-        if self.images is not None and split:
-            self.images.check(column, f"{source}: column {name}")
-            self.images.write(target, getattr(self, f"{name}_images"), slice(0, n), column)
-        else:
+        if images is None:
             target[:n] = column
+        else:
+            images.check(column, f"{source}: column {name}")
+            images.write(target, getattr(self, f"{name}_images"), slice(0, n), column)
         if not np.isfinite(target[:n]).all():
             raise ValueError(f"{source}: column {name} holds a value that is not finite (in float32)")
 

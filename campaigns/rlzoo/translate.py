@@ -4,6 +4,7 @@ cannot take), or skipped (an env border_py does not run, with the reason)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,7 @@ def _evaluation(draft: Draft) -> None:
     )
 
 
+@functools.cache  # one read of each zoo file, not one per entry translated
 def _record_interval(zoo_algo: str) -> int:
     """The record interval an entry of the zoo's ``<zoo_algo>.yaml`` gets unless it sets its own."""
     trainer = zoo.zoo_file(zoo_algo).get("defaults", {}).get("trainer", {})
