@@ -150,6 +150,14 @@ class ActorCriticAgent(TorchAgent[P], Generic[C, P, B]):
         keys = dict.fromkeys(k for r in records for k in r)
         return Record({k: float(np.mean([r[k] for r in records if k in r])) for k in keys})
 
+    def _uniform_actions(self, n: int) -> torch.Tensor:
+        """``(n, act_dim)`` actions uniform in the box, from the agent's generator: SB3's acting before
+        ``learning_starts``, so the warm-up fills the buffer with varied actions."""
+        uniform = torch.rand((n, self.act_dim), generator=self.generator, device=self.device)
+        low = torch.as_tensor(self.action_low, device=self.device)
+        high = torch.as_tensor(self.action_high, device=self.device)
+        return low + (high - low) * uniform
+
     def acting_state(self) -> dict[str, Any]:
         """The policy network's weights as numpy arrays (`SyncModel`)."""
         return {"actor": state_arrays(self.parts.actor.net)}

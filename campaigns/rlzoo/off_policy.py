@@ -179,8 +179,9 @@ def _soft(draft: Draft, gsde: bool) -> None:
 
 def _gsde(draft: Draft, gsde: bool) -> None:
     """``use_sde``'s companions: ``sde_sample_freq`` (SB3's -1, once per block, is ``None``: once per opt
-    step; a count restarts at each block in SB3 and at each opt step here) and ``use_sde_at_warmup``
-    (border_py's warm-up always acts with the policy). Its policy keywords are `off_policy_policy`'s."""
+    step; a count restarts at each block in SB3 and at each opt step here) and ``use_sde_at_warmup``;
+    and the warm-up's actions: uniform in the box (``warmup_actions``), as SB3's before
+    ``learning_starts``, unless gSDE acts then. Its policy keywords are `off_policy_policy`'s."""
     freq, at_warmup = draft.take("sde_sample_freq"), draft.take("use_sde_at_warmup")
     draft.put("agent", gsde=gsde)
     if isinstance(freq, int) and not isinstance(freq, bool) and freq > 0:
@@ -192,12 +193,13 @@ def _gsde(draft: Draft, gsde: bool) -> None:
     if not isinstance(at_warmup, bool):
         draft.refuse("use_sde_at_warmup", f"{at_warmup!r} is not a boolean")
     warmup = draft.data.get("trainer", {}).get("warmup_period")
-    if gsde and warmup:
-        how = "with gSDE" if at_warmup else "uniformly at random (use_sde_at_warmup false)"
+    if warmup and not (gsde and at_warmup is True):
+        draft.put("agent", warmup_actions="uniform")  # SB3 samples the action space before learning_starts
+    elif gsde and warmup:
         draws = f"every {freq} env steps" if freq != -1 else "once, kept until the first opt step"
         draft.note(
-            f"warm-up of {warmup:,} env steps: SB3 acts {how}; border_py acts with the policy and gSDE, "
-            f"its noise weights drawn {draws}"
+            f"warm-up of {warmup:,} env steps with gSDE (use_sde_at_warmup), as SB3's: its noise weights "
+            f"drawn {draws}"
         )
     if gsde:
         draft.note("gSDE: SB3's policy holds its mean in [-2, 2] (clip_mean), border_py's does not")

@@ -144,7 +144,7 @@ def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
         True,
     )
     assert (agent["auto_alpha"], agent["init_alpha"]) == (False, 0.1)
-    assert any("warm-up of 1,000 env steps: SB3 acts uniformly at random" in n for n in found.notes)
+    assert agent["warmup_actions"] == "uniform"  # SB3 samples the action space before learning_starts
     assert any("clip_mean" in n for n in found.notes)
 
     tqc = translate_entry(
@@ -152,7 +152,8 @@ def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
     )
     assert tqc.data is not None
     assert (tqc.data["agent"]["gsde"], tqc.data["agent"]["sde_sample_freq"]) == (True, 8)
-    assert any("SB3 acts with gSDE; border_py acts" in n and "every 8 env steps" in n for n in tqc.notes)
+    assert "warmup_actions" not in tqc.data["agent"]  # SB3's gSDE acts in the warm-up, as the policy does
+    assert any("with gSDE (use_sde_at_warmup), as SB3's" in n and "every 8 env steps" in n for n in tqc.notes)
 
     # rl_zoo3 evaluates every 25,000 env steps: 1,562 opt steps of 32 reach that, and evaluate at it.
     assert (found.data["trainer"]["eval_interval"], found.data["trainer"]["eval_interval_env_steps"]) == (
@@ -168,6 +169,10 @@ def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
     assert plain.data is not None
     assert (plain.data["trainer"]["opt_interval"], plain.data["agent"]["n_updates_per_opt"]) == (1, 1)
     assert plain.data["agent"]["gsde"] is False
+    assert plain.data["agent"]["warmup_actions"] == "uniform"
+    cold = translate_entry("sac", "MountainCarContinuous-v0", {**entry, "learning_starts": 0})
+    assert cold.data is not None
+    assert "warmup_actions" not in cold.data["agent"]  # no warm-up to act in
 
     bad = translate_entry("sac", "MountainCarContinuous-v0", {
         **entry, "sde_sample_freq": 0, "use_sde_at_warmup": "yes",

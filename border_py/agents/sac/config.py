@@ -81,6 +81,12 @@ class SoftActorCriticConfig:
     use_expln: bool = False
     """gSDE: the noise weights' standard deviations are ``expln(log_std)`` (``exp`` up to 0, then ``log1p +
     1``: it grows slowly) rather than ``exp(log_std)`` (SB3's ``use_expln``)."""
+    warmup_actions: Literal["policy", "uniform"] = "policy"
+    """How the agent acts in train mode before its first opt step (the trainer's ``warmup_period``):
+    ``policy`` samples the initial policy (with gSDE, its noise weights); ``uniform`` draws actions
+    uniformly in the box, as SB3's SAC, TQC and CrossQ do before ``learning_starts`` (with
+    ``use_sde_at_warmup`` off, SB3's default). An async actor acts so until the learner's first opt step
+    reaches it."""
     max_grad_norm: float | None = attrs.field(
         default=None, validator=attrs.validators.optional(positive_finite)
     )

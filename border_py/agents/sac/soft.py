@@ -185,7 +185,9 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
         eval mode."""
         with torch.inference_mode():
             x = torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
-            if self._train and self.acting_noise is not None:
+            if self._train and self._warming_up():
+                act = self._uniform_actions(n)
+            elif self._train and self.acting_noise is not None:
                 mean, latent = self.parts.actor.net(x)
                 log_std = self.parts.actor.net.log_std
                 assert log_std is not None  # gsde's policy has its noise weights' log-std
@@ -197,6 +199,10 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
         # The clip only guards float rounding of bias + scale * tanh at the bounds.
         out: npt.NDArray[np.float32] = np.clip(act.cpu().numpy(), self.action_low, self.action_high)
         return out
+
+    def _warming_up(self) -> bool:
+        """Whether train-mode acts are uniform: ``warmup_actions`` is ``uniform`` and no opt step is done."""
+        return self.config.warmup_actions == "uniform" and self.opt_steps == 0
 
     def alpha(self) -> float:
         """The current entropy coefficient."""
@@ -254,10 +260,16 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
             self.acting_noise.new_block()
         return record
 
+    def acting_state(self) -> dict[str, Any]:
+        """`ActorCriticAgent.acting_state` and the learner's opt steps (an actor's copy warms up until the
+        first)."""
+        return {**super().acting_state(), "opt_steps": self.opt_steps}
+
     def load_acting_state(self, state: Mapping[str, Any], env_steps: int) -> None:
         """`ActorCriticAgent.load_acting_state`; with gSDE a new block begins (an actor's copy of the
         policy never calls ``opt``: each new set of parameters draws new noise weights)."""
         super().load_acting_state(state, env_steps)
+        self.opt_steps = int(state["opt_steps"])
         if self.acting_noise is not None:
             self.acting_noise.new_block()
 

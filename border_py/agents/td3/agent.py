@@ -147,8 +147,7 @@ class Td3(ActorCriticAgent["Td3Config", Td3Parts, TransitionBatch]):
         (uniform before the first update), the policy's in eval mode."""
         with torch.inference_mode():
             if self._train and self.updates == 0:
-                uniform = torch.rand((n, self.act_dim), generator=self.generator, device=self.device)
-                act = self.low + (self.high - self.low) * uniform
+                act = self._uniform_actions(n)
             else:
                 act = self.parts.actor.net(
                     torch.as_tensor(obs, dtype=torch.float32, device=self.device).reshape(n, -1)
