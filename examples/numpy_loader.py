@@ -21,9 +21,11 @@ def load_policy(path: str | Path) -> Callable[[Array | dict[str, Array]], Array]
     ``(obs_dim,)`` (pixels: ``(channels, height, width)``; with ``obs_parts``, a dict of them too) or a
     batch of them gives int64 actions (discrete) or float32 ones (box)."""
     spec = json.loads((Path(path) / "policy.json").read_text())
-    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2, 3, 4):
-        raise ValueError(f"{path}: not a border_py policy of version 1 to 4")
-    net, action = spec["network"], spec["action"]
+    net, action = spec.get("network", {}), spec.get("action", {})
+    if spec.get("format") != "border_py.policy" or spec.get("version") not in (1, 2, 3, 4, 6):
+        raise ValueError(f"{path}: not a border_py policy of version 1 to 4 or 6")
+    if "inputs" in net:  # a dict observation's image CNNs (version 5 and later): not this loader's
+        raise ValueError(f"{path}: not an mlp policy this loader knows (network.inputs)")
     squash = action.get("squash", "none")  # version 1 wrote none for a discrete action
     if (
         spec["kind"] != "mlp"
@@ -66,6 +68,8 @@ def load_policy(path: str | Path) -> Callable[[Array | dict[str, Array]], Array]
                 raise ValueError("an observation's action_mask allows no action")
             x = np.argmax(x if mask is None else np.where(mask, x, -np.inf), axis=-1)  # int64
         elif squash == "tanh":  # clipped too: float32 rounding can pass a bound
+            if "clip_mean" in action:  # version 6: SAC's gSDE mean, held before the tanh
+                x = np.clip(x, -action["clip_mean"], action["clip_mean"])
             x = np.clip((high + low) / 2 + (high - low) / 2 * np.tanh(x), low, high)
         elif squash == "clip":
             x = np.clip(x, low, high)

@@ -201,6 +201,9 @@ class MlpParts:
     low: F32 | None = None
     """The box's lower bounds, with ``tanh_box`` and ``clip_box``."""
     high: F32 | None = None
+    clip_mean: float | None = None
+    """With ``tanh_box``: the output is clipped to ``[-clip_mean, clip_mean]`` before the tanh (SAC's gSDE
+    mean, as SB3 holds it); ``None``: not clipped."""
     conv: ConvParts | None = None
     """A pixel policy's convolutions, before the layers (``obs_mean`` is then ``None``)."""
     action_mask: tuple[int, int] | None = None
@@ -217,6 +220,8 @@ class MlpParts:
     def __attrs_post_init__(self) -> None:
         if self.inputs is not None and (self.conv is not None or self.obs_mean is not None):
             raise ValueError("MlpParts: a multi-input front takes the observation as given, alone")
+        if self.clip_mean is not None and self.head != "tanh_box":
+            raise ValueError(f"MlpParts: clip_mean goes before a tanh_box head, not {self.head}")
 
 
 def linear_layers(module: nn.Module) -> list[tuple[F32, F32]]:

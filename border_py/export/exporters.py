@@ -30,6 +30,7 @@ from border_py.export.mlp_parts import MlpGreedy, mlp_spec
 from border_py.export.numpy_inputs import INPUTS_VERSION
 from border_py.export.numpy_policy import FORMAT, SPEC_FILE, WEIGHTS_FILE, NumpyPolicy
 from border_py.export.onnx_policy import MEMORY_INPUT, MEMORY_OUTPUT, ONNX_FILE
+from border_py.export.policy_files import CLIP_MEAN_VERSION
 
 
 @runtime_checkable
@@ -164,6 +165,8 @@ def _spec_and_weights(agent: Exportable, obs_parts: ObsParts | None) -> tuple[di
     version = UNMASKED_VERSION if mask is None else MASK_VERSION
     if policy.inputs is not None:
         version = INPUTS_VERSION
+    if "clip_mean" in action:
+        version = CLIP_MEAN_VERSION
     spec = {"format": FORMAT, "version": version, "kind": kind, "obs_dim": agent.obs_dim,
             "obs_shape": obs_shape, "action": action, "network": network}  # fmt: skip
     if obs_parts is not None:  # optional: a reader that ignores it acts the same on the flat vector

@@ -62,6 +62,8 @@ class MlpGreedy(nn.Module):
                 x = act(x)
         if self.parts.head == "argmax":
             return x, x.argmax(dim=-1)
+        if self.parts.clip_mean is not None:
+            x = x.clamp(-self.parts.clip_mean, self.parts.clip_mean)
         if self.parts.head == "tanh_box":
             bias, scale = (self.high + self.low) / 2, (self.high - self.low) / 2
             x = bias + scale * torch.tanh(x)  # clipped below: float rounding can pass a bound
@@ -90,6 +92,8 @@ def mlp_spec(parts: MlpParts, weights: dict[str, F32]) -> tuple[dict[str, Any], 
         assert parts.high is not None
         squash = "tanh" if parts.head == "tanh_box" else "clip"
         action = {"type": "box", "squash": squash, "low": parts.low.tolist(), "high": parts.high.tolist()}
+        if parts.clip_mean is not None:  # version 6 only then
+            action["clip_mean"] = parts.clip_mean
     else:
         action = {"type": "box", "squash": "none", "dim": out}
     return network, action

@@ -35,8 +35,15 @@ import numpy.typing as npt
 from border_py.export.action_mask import greedy_actions, read_action_mask
 from border_py.export.dict_obs import Obs, flat_obs, read_obs_parts
 from border_py.export.numpy_conv import read_conv
-from border_py.export.numpy_inputs import INPUTS_VERSION, read_inputs
+from border_py.export.numpy_inputs import read_inputs
 from border_py.export.numpy_lstm import NumpyLstm, read_lstm
+from border_py.export.policy_files import (
+    CLIP_MEAN_VERSION,
+    obs_shape,
+    read_clip_mean,
+    read_layers,
+    read_policy_files,
+)
 
 # F32, Mlp, the format's constants and PolicyFileError were defined here first: importing them from here
 # still works.
@@ -46,15 +53,15 @@ from border_py.export.policy_files import SPEC_FILE as SPEC_FILE
 from border_py.export.policy_files import WEIGHTS_FILE as WEIGHTS_FILE
 from border_py.export.policy_files import PolicyFileError as PolicyFileError
 from border_py.export.policy_files import field as _field
-from border_py.export.policy_files import obs_shape, read_layers, read_policy_files
 from border_py.numpy_mlp import F32 as F32
 from border_py.numpy_mlp import Mlp as Mlp
 from border_py.numpy_mlp import relu
 
-VERSION = INPUTS_VERSION
-"""The newest version written: 5 added ``network.inputs`` (a dict observation's images; written only with
-them), 4 ``action.mask`` (a file with neither is written as 3, with a mask alone as 4), 3 a pixel
-policy's convolutions (``network.conv``, ``obs_shape``), 2 the ``clip`` squash (a box within its bounds)."""
+VERSION = CLIP_MEAN_VERSION
+"""The newest version written: 6 added ``action.clip_mean`` (SAC's gSDE mean held before the tanh), 5
+``network.inputs`` (a dict observation's images; written only with them), 4 ``action.mask`` (a file with
+neither is written as 3, with a mask alone as 4), 3 a pixel policy's convolutions (``network.conv``,
+``obs_shape``), 2 the ``clip`` squash (a box within its bounds)."""
 TORCH_RTOL = 1e-4
 """How far an exported policy's outputs (values, or a continuous action) may be from the agent's in torch,
 relative to the larger of 1 and the observation's largest absolute output. Both compute in float32 but
@@ -177,6 +184,7 @@ class NumpyPolicy:
         self.squash = action.get("squash", "none")
         if self.squash not in ("none", "tanh", "clip"):
             raise PolicyFileError(f"{source}: action.squash must be none, tanh or clip, got {self.squash!r}")
+        self.clip_mean = read_clip_mean(self.spec, self.squash, source)
         if action.get("type") not in ("discrete", "box"):
             raise PolicyFileError(
                 f"{source}: action.type must be discrete or box, got {action.get('type')!r}"
@@ -324,6 +332,8 @@ class NumpyPolicy:
         given, whose flags a mask reads)."""
         if self.discrete:
             return greedy_actions(out, x, self.action_mask)
+        if self.clip_mean is not None:
+            out = np.clip(out, -self.clip_mean, self.clip_mean)
         if self.squash == "tanh":
             out = self.bias + self.scale * np.tanh(out)  # clipped below: rounding can pass a bound
         return out if self.squash == "none" else np.clip(out, self.low, self.high)

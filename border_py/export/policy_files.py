@@ -19,8 +19,11 @@ import numpy as np
 from border_py.numpy_mlp import F32
 
 FORMAT = "border_py.policy"
-READS = (1, 2, 3, 4, 5)
+READS = (1, 2, 3, 4, 5, 6)
 """The versions this border_py reads (version 1's box policies without bounds still load)."""
+CLIP_MEAN_VERSION = 6
+"""The version that added ``action.clip_mean`` (SAC's gSDE mean held before the tanh); a file without it
+is written at the version it would have had before."""
 SPEC_FILE = "policy.json"
 WEIGHTS_FILE = "weights.npz"
 
@@ -122,3 +125,26 @@ def read_layers(
             )
         layers.append((w, b))
     return layers
+
+
+def read_clip_mean(spec: Mapping[str, Any], squash: object, source: str) -> float | None:
+    """``action.clip_mean``: a positive number with the ``tanh`` squash in a file of version 6 or later, or
+    absent (``None``).
+
+    Raises:
+        PolicyFileError: it is there and is not that (an older file's, which an older reader would ignore).
+    """
+    clip = spec["action"].get("clip_mean")
+    if clip is None:
+        return None
+    version = spec.get("version")
+    if not (isinstance(version, int) and version >= CLIP_MEAN_VERSION):
+        raise PolicyFileError(
+            f"{source}: 'action.clip_mean' came in version {CLIP_MEAN_VERSION}, "
+            f"the file is version {version!r}"
+        )
+    if squash != "tanh" or isinstance(clip, bool) or not isinstance(clip, int | float) or not clip > 0:
+        raise PolicyFileError(f"{source}: action.clip_mean must be a positive number, with squash tanh")
+    if not np.isfinite(clip):
+        raise PolicyFileError(f"{source}: action.clip_mean must be finite, got {clip!r}")
+    return float(clip)

@@ -201,8 +201,6 @@ def _gsde(draft: Draft, gsde: bool) -> None:
             f"warm-up of {warmup:,} env steps with gSDE (use_sde_at_warmup), as SB3's: its noise weights "
             f"drawn {draws}"
         )
-    if gsde:
-        draft.note("gSDE: SB3's policy holds its mean in [-2, 2] (clip_mean), border_py's does not")
 
 
 def _td3(draft: Draft) -> None:

@@ -127,9 +127,13 @@ def off_policy_policy(draft: Draft, fields: tuple[str, ...], extra: tuple[str, .
 
 def _gsde_policy(draft: Draft, kwargs: dict[str, Any]) -> None:
     """SAC's and TQC's gSDE keywords (SB3 reads them with ``use_sde`` only): the noise weights' initial
-    log-std and ``expln``."""
+    log-std, ``expln``, and ``clip_mean`` (SB3 holds the mean in ``[-clip_mean, clip_mean]`` where it is
+    above 0; given with ``use_sde`` alone, as SB3 reads it with it alone)."""
     _put_number(draft, kwargs, "log_std_init")
     _put_flag(draft, kwargs, "use_expln")
+    clip = number(draft, "policy_kwargs.clip_mean", kwargs.pop("clip_mean"))
+    if clip is not None and clip > 0 and draft.data.get("agent", {}).get("gsde"):
+        draft.put("agent", clip_mean=clip)
 
 
 def _put_number(draft: Draft, kwargs: dict[str, Any], key: str) -> None:

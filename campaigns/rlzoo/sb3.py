@@ -53,7 +53,7 @@ Zoo's own keys, 1 and off)."""
 
 _ACTOR_CRITIC_POLICY = {"net_arch": [64, 64], "activation_fn": Symbol("nn.Tanh"), "ortho_init": True,
                         "log_std_init": 0.0}  # fmt: skip
-_GSDE_POLICY = {"log_std_init": -3.0, "use_expln": False}
+_GSDE_POLICY = {"log_std_init": -3.0, "use_expln": False, "clip_mean": 2.0}
 """SAC's and TQC's gSDE keywords (their policies' defaults; read with ``use_sde`` only)."""
 POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
     "dqn": {"net_arch": [64, 64], "activation_fn": Symbol("nn.ReLU")},

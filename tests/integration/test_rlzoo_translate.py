@@ -125,12 +125,15 @@ def test_a_sac_entry_spreads_its_update_blocks_and_refuses_episodes_by_name() ->
     assert [r.key for r in refused.refused] == ["train_freq"]
 
 
+GSDE_ENTRY: dict[str, Any] = {  # RL Zoo's sac.yml MountainCarContinuous-v0, with a warm-up
+    "n_timesteps": 5e4, "policy": "MlpPolicy", "batch_size": 512, "ent_coef": 0.1, "train_freq": 32,
+    "gradient_steps": 32, "gamma": 0.9999, "tau": 0.01, "learning_starts": 1000, "use_sde": True,
+    "policy_kwargs": "dict(log_std_init=-3.67, net_arch=[64, 64], use_expln=True)",
+}  # fmt: skip
+
+
 def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
-    entry: dict[str, Any] = {  # RL Zoo's sac.yml MountainCarContinuous-v0, with a warm-up
-        "n_timesteps": 5e4, "policy": "MlpPolicy", "batch_size": 512, "ent_coef": 0.1, "train_freq": 32,
-        "gradient_steps": 32, "gamma": 0.9999, "tau": 0.01, "learning_starts": 1000, "use_sde": True,
-        "policy_kwargs": "dict(log_std_init=-3.67, net_arch=[64, 64], use_expln=True)",
-    }  # fmt: skip
+    entry = GSDE_ENTRY
     found = translate_entry("sac", "MountainCarContinuous-v0", entry)
     assert found.refused == ()
     assert found.data is not None
@@ -145,7 +148,6 @@ def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
     )
     assert (agent["auto_alpha"], agent["init_alpha"]) == (False, 0.1)
     assert agent["warmup_actions"] == "uniform"  # SB3 samples the action space before learning_starts
-    assert any("clip_mean" in n for n in found.notes)
 
     tqc = translate_entry(
         "tqc", "BipedalWalker-v3", {**entry, "sde_sample_freq": 8, "use_sde_at_warmup": True}
@@ -176,13 +178,31 @@ def test_a_gsde_entry_keeps_sb3s_blocks_and_its_noise_settings() -> None:
 
     bad = translate_entry("sac", "MountainCarContinuous-v0", {
         **entry, "sde_sample_freq": 0, "use_sde_at_warmup": "yes",
-        "policy_kwargs": "dict(use_expln=1, clip_mean=1.0)",
+        "policy_kwargs": "dict(use_expln=1, clip_mean='2')",
     })  # fmt: skip
     assert sorted(r.key for r in bad.refused) == [
         "policy_kwargs.clip_mean", "policy_kwargs.use_expln", "sde_sample_freq", "use_sde_at_warmup",
     ]  # fmt: skip
     td3 = translate_entry("td3", "Pendulum-v1", {**entry, "use_sde": True})
     assert "use_sde" in [r.key for r in td3.refused]  # border_py's TD3 has no gSDE
+
+
+def test_a_gsde_entry_holds_its_mean_as_sb3s_actor_does() -> None:
+    found = translate_entry("sac", "MountainCarContinuous-v0", GSDE_ENTRY)
+    assert found.data is not None
+    assert found.data["agent"]["clip_mean"] == 2.0  # SB3's gSDE actor holds its mean in [-2, 2] by default
+    plain = translate_entry("sac", "MountainCarContinuous-v0", {**GSDE_ENTRY, "use_sde": False})
+    assert plain.data is not None
+    assert "clip_mean" not in plain.data["agent"]  # SB3 reads it with use_sde only
+    held = translate_entry("tqc", "MountainCarContinuous-v0", {
+        **GSDE_ENTRY, "policy_kwargs": "dict(log_std_init=-3.67, net_arch=[64, 64], clip_mean=1.5)",
+    })  # fmt: skip
+    assert held.data is not None
+    assert held.data["agent"]["clip_mean"] == 1.5
+    zero = {**GSDE_ENTRY, "policy_kwargs": "dict(clip_mean=0.0)"}
+    unheld = translate_entry("sac", "MountainCarContinuous-v0", zero)
+    assert unheld.data is not None
+    assert "clip_mean" not in unheld.data["agent"]  # SB3: 0 holds nothing
 
 
 def test_a_dqn_entry_explores_over_a_fraction_of_its_budget_in_env_steps() -> None:

@@ -24,8 +24,16 @@ from border_py.base import Spaces
 from border_py.export import NumpyPolicy, export_numpy
 from border_py.export.action_mask import MASK_VERSION, UNMASKED_VERSION
 from border_py.export.numpy_policy import FORMAT, VERSION
+from border_py.export.policy_files import CLIP_MEAN_VERSION
 from examples.numpy_loader import load_policy
-from tests.unit import test_export, test_export_cnn, test_export_dict, test_export_mask, test_export_mlp
+from tests.unit import (
+    test_export,
+    test_export_clip_mean,
+    test_export_cnn,
+    test_export_dict,
+    test_export_mask,
+    test_export_mlp,
+)
 from tests.unit.test_export import _assert_close, _observations
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "export-format.md"
@@ -187,6 +195,7 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "dqn_dict": test_export_dict._dqn(test_export_dict.PARTS),  # obs_parts
         "dqn_masked": test_export_mask.Masked(test_export_mask._dqn()),  # action.mask, version 4
         "recurrent_ppo": _recurrent(),  # lstm
+        "sac_clip_mean": test_export_clip_mean._agent(1.0),  # action.clip_mean, version 6
     }
     page = PAGE.read_text()
     found: dict[str, set[str]] = {}
@@ -194,7 +203,8 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         parts = test_export_dict.PARTS if name == "dqn_dict" else None
         spec = json.loads((export_numpy(agent, tmp_path / name, obs_parts=parts) / "policy.json").read_text())
         assert spec["format"] == FORMAT
-        assert spec["version"] == (MASK_VERSION if name == "dqn_masked" else UNMASKED_VERSION)
+        versions = {"dqn_masked": MASK_VERSION, "sac_clip_mean": CLIP_MEAN_VERSION}
+        assert spec["version"] == versions.get(name, UNMASKED_VERSION)
         for key in _keys_and_names(spec):
             found.setdefault(key, set()).add(name)
     walked = {
@@ -211,6 +221,7 @@ def test_the_page_documents_every_key_the_writer_emits(tmp_path: Path) -> None:
         "obs_parts",
         "mask",
         "lstm",
+        "clip_mean",
         "weight_ih",
         "lstm.{i}.bias_hh",
     }

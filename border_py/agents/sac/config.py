@@ -81,6 +81,10 @@ class SoftActorCriticConfig:
     use_expln: bool = False
     """gSDE: the noise weights' standard deviations are ``expln(log_std)`` (``exp`` up to 0, then ``log1p +
     1``: it grows slowly) rather than ``exp(log_std)`` (SB3's ``use_expln``)."""
+    clip_mean: float | None = attrs.field(default=None, validator=attrs.validators.optional(positive_finite))
+    """Unitless, gSDE only: the policy's mean (before the squash) is held in ``[-clip_mean, clip_mean]``,
+    as SB3's gSDE actor holds it (its ``clip_mean``, 2.0 by default there: ``tanh(2) = 0.96`` of the half
+    range, so the noise, not the mean, reaches the bounds); the gradient stops beyond; ``None``: not held."""
     warmup_actions: Literal["policy", "uniform"] = "policy"
     """How the agent acts in train mode before its first opt step (the trainer's ``warmup_period``):
     ``policy`` samples the initial policy (with gSDE, its noise weights); ``uniform`` draws actions
@@ -104,6 +108,8 @@ class SoftActorCriticConfig:
             raise ValueError(
                 f"log_std_min ({self.log_std_min}) must be below log_std_max ({self.log_std_max})"
             )
+        if self.clip_mean is not None and not self.gsde:
+            raise ValueError(f"clip_mean ({self.clip_mean}) holds gSDE's mean: it needs gsde: true")
 
 
 @attrs.frozen(kw_only=True)

@@ -27,7 +27,8 @@ class GaussianActor(nn.Module):
     outputs the mean alone, and the noise comes from ``log_std``, a parameter of shape ``(latent_dim,
     act_dim)`` (the log standard deviations of the noise weights, all at ``gsde_log_std_init`` at first),
     and the last hidden layer's features ``latent`` (``latent_dim`` is its width, or ``obs_dim`` without
-    hidden layers); `forward` then returns ``(mean, latent)``.
+    hidden layers); `forward` then returns ``(mean, latent)``, the mean held in ``[-clip_mean,
+    clip_mean]`` when given (SB3's gSDE actor's ``clip_mean``).
 
     Examples:
         >>> mean, log_std = GaussianActor(3, 2, (8,), -20.0, 2.0)(torch.zeros(5, 3))
@@ -52,6 +53,7 @@ class GaussianActor(nn.Module):
         *,
         gsde_log_std_init: float | None = None,
         encoder: Encoder | None = None,
+        clip_mean: float | None = None,
     ) -> None:
         super().__init__()
         gsde = gsde_log_std_init is not None
@@ -61,6 +63,7 @@ class GaussianActor(nn.Module):
         self.log_std_min = log_std_min
         self.log_std_max = log_std_max
         self.log_std = None
+        self.clip_mean = clip_mean
         if gsde_log_std_init is not None:
             latent_dim = hidden[-1] if hidden else in_dim
             self.log_std = nn.Parameter(torch.full((latent_dim, act_dim), float(gsde_log_std_init)))
@@ -77,4 +80,7 @@ class GaussianActor(nn.Module):
         latent = obs
         for layer in body:
             latent = layer(latent)
-        return head(latent), latent
+        mean = head(latent)
+        if self.clip_mean is not None:  # SB3's Hardtanh after its gSDE mean: no gradient beyond
+            mean = nn.functional.hardtanh(mean, -self.clip_mean, self.clip_mean)
+        return mean, latent

@@ -8,6 +8,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+import attrs
 import numpy as np
 import numpy.typing as npt
 import torch
@@ -110,6 +111,7 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
             norm,
             gsde_log_std_init=init,
             encoder=self._encoder(),
+            clip_mean=c.clip_mean,
         )
 
     def _log_alpha(self) -> Scalar:
@@ -290,9 +292,11 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
             self.acting_noise.load_state(state["sde"], self.device)
 
     def greedy_policy(self) -> MlpParts:
-        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)``; with a
-        dict observation's images, the actor's encoder first."""
-        return self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
+        """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)`` (the
+        mean held in ``[-clip_mean, clip_mean]`` with that field); with a dict observation's images, the
+        actor's encoder first."""
+        parts = self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
+        return attrs.evolve(parts, clip_mean=self.config.clip_mean)
 
     def _tanh_box_policy(self, layers: list[tuple[F32, F32]]) -> MlpParts:
         # Here rather than in greedy_policy: CrossQ states its own layers (folded) through this too.
