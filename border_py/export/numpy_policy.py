@@ -184,7 +184,6 @@ class NumpyPolicy:
         self.squash = action.get("squash", "none")
         if self.squash not in ("none", "tanh", "clip"):
             raise PolicyFileError(f"{source}: action.squash must be none, tanh or clip, got {self.squash!r}")
-        self.clip_mean = read_clip_mean(self.spec, self.squash, source)
         if action.get("type") not in ("discrete", "box"):
             raise PolicyFileError(
                 f"{source}: action.type must be discrete or box, got {action.get('type')!r}"
@@ -212,6 +211,7 @@ class NumpyPolicy:
         self.bias = (self.high + self.low) / np.float32(2.0)
 
     def _build(self, net: Mapping[str, Any], action: Mapping[str, Any], source: str) -> None:
+        self.clip_mean = read_clip_mean(self.spec, self.kind, source)
         if self.kind == "lstm":  # after the front, where there is one: it takes its features
             self.lstm = read_lstm(net.get("lstm"), self._array, self.in_dim, source)
             self.in_dim = self.lstm.hidden

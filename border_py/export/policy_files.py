@@ -127,14 +127,16 @@ def read_layers(
     return layers
 
 
-def read_clip_mean(spec: Mapping[str, Any], squash: object, source: str) -> float | None:
-    """``action.clip_mean``: a positive number with the ``tanh`` squash in a file of version 6 or later, or
-    absent (``None``).
+def read_clip_mean(spec: Mapping[str, Any], kind: str, source: str) -> float | None:
+    """``action.clip_mean``: a positive number with the ``tanh`` squash of the ``mlp`` or ``lstm`` kind in a
+    file of version 6 or later, or absent (``None``).
 
     Raises:
-        PolicyFileError: it is there and is not that (an older file's, which an older reader would ignore).
+        PolicyFileError: it is there and is not that (an older file's, which an older reader would ignore;
+            another kind's, whose reader would act unheld).
     """
-    clip = spec["action"].get("clip_mean")
+    action = spec["action"]
+    clip = action.get("clip_mean")
     if clip is None:
         return None
     version = spec.get("version")
@@ -143,7 +145,14 @@ def read_clip_mean(spec: Mapping[str, Any], squash: object, source: str) -> floa
             f"{source}: 'action.clip_mean' came in version {CLIP_MEAN_VERSION}, "
             f"the file is version {version!r}"
         )
-    if squash != "tanh" or isinstance(clip, bool) or not isinstance(clip, int | float) or not clip > 0:
+    if kind not in ("mlp", "lstm"):
+        raise PolicyFileError(f"{source}: action.clip_mean is for the mlp and lstm kinds, not {kind}")
+    if (
+        action.get("squash") != "tanh"
+        or isinstance(clip, bool)
+        or not isinstance(clip, int | float)
+        or clip <= 0
+    ):
         raise PolicyFileError(f"{source}: action.clip_mean must be a positive number, with squash tanh")
     if not np.isfinite(clip):
         raise PolicyFileError(f"{source}: action.clip_mean must be finite, got {clip!r}")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from border_py.agents import Sac, SacConfig
+from border_py.agents import CrossQConfig, SacConfig, TqcConfig
 from border_py.agents.sac.model import GaussianActor
 from border_py.base import Spaces
 from border_py.config import ConfigError, from_dict
@@ -23,10 +23,14 @@ from examples.numpy_loader import load_policy
 SPACES = Spaces(obs_shape=(4,), action_low=[-2.0, -1.0], action_high=[2.0, 3.0])
 
 
-def _agent(clip_mean: float | None) -> Sac:
-    """A gSDE SAC whose mean head is scaled up, so that about half the means pass ``clip_mean`` = 1."""
-    config = SacConfig(actor_hidden=(16,), critic_hidden=(8,), gsde=True, clip_mean=clip_mean)
-    agent = Sac(config, SPACES, seed=2)
+CONFIGS: dict[str, Any] = {"sac": SacConfig, "tqc": TqcConfig, "crossq": CrossQConfig}
+
+
+def _agent(clip_mean: float | None, kind: str = "sac") -> Any:
+    """A gSDE SAC (TQC, CrossQ) whose mean head is scaled up, so that about half the means pass
+    ``clip_mean`` = 1."""
+    config = CONFIGS[kind](actor_hidden=(16,), critic_hidden=(8,), gsde=True, clip_mean=clip_mean)
+    agent = config.build(SPACES, 2)
     head = [m for m in agent.parts.actor.net.net.modules() if isinstance(m, torch.nn.Linear)][-1]
     with torch.no_grad():
         head.weight.mul_(8.0)
@@ -38,7 +42,7 @@ def _obs(n: int = 500) -> np.ndarray:
     return np.random.default_rng(0).normal(scale=2.0, size=(n, 4)).astype(np.float32)
 
 
-def _eval_actions(agent: Sac, obs: np.ndarray) -> np.ndarray:
+def _eval_actions(agent: Any, obs: np.ndarray) -> np.ndarray:
     return np.stack([agent.sample(o) for o in obs])
 
 
@@ -62,8 +66,9 @@ def test_clip_mean_needs_gsde_and_a_positive_value() -> None:
         from_dict(SacConfig, {"clip_mean": -1.0, "gsde": True}, source="agent")
 
 
-def test_the_numpy_export_and_the_reference_loader_act_as_the_agent(tmp_path: Path) -> None:
-    agent, obs = _agent(1.0), _obs()
+@pytest.mark.parametrize("kind", sorted(CONFIGS))
+def test_the_numpy_export_and_the_reference_loader_act_as_the_agent(kind: str, tmp_path: Path) -> None:
+    agent, obs = _agent(1.0, kind), _obs()
     expected = _eval_actions(agent, obs)
     path = export_numpy(agent, tmp_path / "held")
     spec = json.loads((path / "policy.json").read_text())
@@ -71,18 +76,19 @@ def test_the_numpy_export_and_the_reference_loader_act_as_the_agent(tmp_path: Pa
     np.testing.assert_allclose(NumpyPolicy.load(path).act(obs), expected, rtol=0, atol=1e-5)
     np.testing.assert_allclose(load_policy(path)(obs), expected, rtol=0, atol=1e-5)
     # The clip matters on these observations: the same weights unheld act otherwise, and say version 3.
-    free = _agent(None)
+    free = _agent(None, kind)
     free_path = export_numpy(free, tmp_path / "free")
     assert json.loads((free_path / "policy.json").read_text())["version"] == UNMASKED_VERSION
     assert np.abs(NumpyPolicy.load(free_path).act(obs) - expected).max() > 0.1
 
 
-def test_the_onnx_export_acts_as_the_agent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", sorted(CONFIGS))
+def test_the_onnx_export_acts_as_the_agent(kind: str, tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime", reason="the export extra (onnxruntime) is not installed")
     pytest.importorskip("onnxscript", reason="the export extra (onnxscript) is not installed")
     from border_py.export import OnnxPolicy, export_onnx
 
-    agent, obs = _agent(1.0), _obs()
+    agent, obs = _agent(1.0, kind), _obs()
     policy = OnnxPolicy.load(export_onnx(agent, tmp_path))
     np.testing.assert_allclose(policy.act(obs), _eval_actions(agent, obs), rtol=0, atol=1e-5)
 
@@ -103,4 +109,12 @@ def test_a_bad_clip_mean_is_refused_naming_it(tmp_path: Path, change: dict[str, 
     spec = {**spec, **change, "action": {**spec["action"], **change.get("action", {})}}
     (path / "policy.json").write_text(json.dumps(spec))
     with pytest.raises(PolicyFileError, match=message):
+        NumpyPolicy.load(path)
+
+
+def test_clip_mean_on_a_kind_that_would_not_apply_it_is_refused(tmp_path: Path) -> None:
+    path = export_numpy(_agent(1.0), tmp_path)
+    spec = json.loads((path / "policy.json").read_text())
+    (path / "policy.json").write_text(json.dumps({**spec, "kind": "sac"}))  # version 1's SAC kind
+    with pytest.raises(PolicyFileError, match=r"action\.clip_mean is for the mlp and lstm kinds, not sac"):
         NumpyPolicy.load(path)

@@ -295,10 +295,10 @@ class SoftActorCritic(ActorCriticAgent[C, P, TransitionBatch]):
         """The eval-mode policy for export: the mean of the Gaussian, ``bias + scale * tanh(mean)`` (the
         mean held in ``[-clip_mean, clip_mean]`` with that field); with a dict observation's images, the
         actor's encoder first."""
-        parts = self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
-        return attrs.evolve(parts, clip_mean=self.config.clip_mean)
+        return self._tanh_box_policy(mean_head(linear_layers(self.parts.actor.net.net), self.act_dim))
 
     def _tanh_box_policy(self, layers: list[tuple[F32, F32]]) -> MlpParts:
         # Here rather than in greedy_policy: CrossQ states its own layers (folded) through this too.
         actor = self.parts.actor.net
-        return with_encoder(super()._tanh_box_policy(layers), actor.encoder, (self.obs_dim,))
+        parts = attrs.evolve(super()._tanh_box_policy(layers), clip_mean=self.config.clip_mean)
+        return with_encoder(parts, actor.encoder, (self.obs_dim,))
