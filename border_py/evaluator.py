@@ -96,7 +96,7 @@ def numpy_actor(policy: object) -> Actor | None:
     def act(obs: Sequence[Any]) -> Sequence[Any]:
         acts = greedy.act(np.stack(obs).reshape(len(obs), -1))  # an observation is a row, whatever its shape
         if not trusted:
-            trusted.append(_agree(greedy, acts, [sample(o) for o in obs]))
+            trusted.append(_agree(greedy, obs, acts, [sample(o) for o in obs]))
             if not trusted[0]:
                 warnings.warn(
                     f"{type(policy).__name__}.greedy_policy() acts otherwise than its eval-mode sample(): "
@@ -111,11 +111,21 @@ def numpy_actor(policy: object) -> Actor | None:
     return act
 
 
-def _agree(greedy: Any, acts: Any, sampled: Sequence[Any]) -> bool:
-    """Whether the greedy policy's actions ``acts`` are the agent's own (``sampled``)."""
+def _agree(greedy: Any, obs: Sequence[Any], acts: Any, sampled: Sequence[Any]) -> bool:
+    """Whether the greedy policy's actions ``acts`` on ``obs`` are the agent's own (``sampled``): a
+    discrete action may differ where the two actions' values are equal within `TORCH_RTOL` (a tie that
+    float32 rounding breaks either way: an untrained Q-network's, often)."""
+    from border_py.export.numpy_policy import TORCH_RTOL
+
     own = np.stack([np.asarray(a) for a in sampled]).reshape(acts.shape)
     if greedy.discrete:
-        return bool(np.array_equal(own, acts))
+        differ = np.flatnonzero(own != acts)
+        if differ.size == 0:
+            return True
+        values = greedy.values(np.stack([obs[int(i)] for i in differ]).reshape(differ.size, -1))
+        rows = np.arange(differ.size)
+        gap = np.abs(values[rows, acts[differ]] - values[rows, own[differ]])
+        return bool((gap <= TORCH_RTOL * np.maximum(1.0, np.abs(values).max(axis=1))).all())
     own = np.clip(own, greedy.low, greedy.high)
     return bool(np.allclose(own, acts, rtol=1e-4, atol=1e-4 * float(np.max(greedy.high - greedy.low))))
 

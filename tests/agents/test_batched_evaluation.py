@@ -188,3 +188,41 @@ def test_an_exported_policy_that_acts_otherwise_is_not_trusted() -> None:
         acts = actor(obs)
     assert all(np.array_equal(a, lying.agent.sample(o)) for a, o in zip(acts, obs, strict=True))
     assert np.array_equal(actor(obs)[0], lying.agent.sample(obs[0]))  # and stays on sample, with no warning
+
+
+class _TiedDqn:
+    """A DQN whose two first actions have the same value everywhere (their output rows equal), acting on
+    the second where the exported argmax takes the first: a tie float32 rounding breaks either way."""
+
+    def __init__(self, lie: float = 0.0) -> None:
+        self.agent = _agent("dqn")
+        self.device, self.obs_dim, self.lie = self.agent.device, self.agent.obs_dim, lie
+
+    def greedy_policy(self) -> Any:
+        parts = self.agent.greedy_policy()
+        weight, bias = parts.layers[-1]
+        weight, bias = weight.copy(), bias.copy()
+        bias[0] += 50.0  # actions 0 and 1 tie, above the rest
+        weight[:, 1], bias[1] = weight[:, 0], bias[0]
+        bias[1] += self.lie
+        return attrs.evolve(parts, layers=[*parts.layers[:-1], (weight, bias)])
+
+    def sample(self, obs: Any) -> Any:
+        return np.asarray(1 if self.lie == 0.0 else 0)  # the other side of the tie (the argmax takes 0)
+
+
+def test_a_tie_broken_the_other_way_is_trusted_a_real_difference_is_not() -> None:
+    obs = list(np.random.default_rng(3).standard_normal((4, 4)).astype(np.float32))
+    tied = _TiedDqn()
+    tied.agent.eval()
+    actor = numpy_actor(tied)
+    assert actor is not None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # equal values: no GreedyPolicyMismatch
+        assert [int(a) for a in actor(obs)] == [0, 0, 0, 0]
+    apart = _TiedDqn(lie=0.5)  # action 1 above action 0 by 0.5: the agent's 0 is another choice
+    apart.agent.eval()
+    actor = numpy_actor(apart)
+    assert actor is not None
+    with pytest.warns(GreedyPolicyMismatch, match="_TiedDqn.greedy_policy"):
+        actor(obs)
