@@ -40,6 +40,10 @@ def translate_off_policy(draft: Draft, env: EnvId) -> None:
         value = typed(draft, key, int if key == "batch_size" else float)
         if value is not None:
             draft.put("agent", **{key: value})
+    if draft.algo == "qrdqn":  # sb3-contrib's QRDQN sets Adam's epsilon to 0.01 / batch_size (the paper's)
+        batch = draft.data.get("agent", {}).get("batch_size")
+        if isinstance(batch, int) and batch > 0:
+            draft.put("agent", adam_eps=0.01 / batch)
     if draft.algo in ("dqn", "qrdqn"):
         _learning_rate(draft, budget, ("lr",))
         _q_learning(draft, budget, block)

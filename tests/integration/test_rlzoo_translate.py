@@ -224,6 +224,19 @@ def test_a_dqn_entry_explores_over_a_fraction_of_its_budget_in_env_steps() -> No
     )
 
 
+def test_a_qrdqn_entry_takes_sb3_contribs_adam_epsilon_of_its_batch() -> None:
+    entry = {"n_timesteps": 1e5, "policy": "MlpPolicy", "train_freq": 4, "gradient_steps": 1}
+    sized = translate_entry("qrdqn", "Acrobot-v1", {**entry, "batch_size": 128})
+    assert sized.data is not None
+    assert sized.data["agent"]["adam_eps"] == 0.01 / 128  # sb3-contrib: 0.01 / batch_size
+    plain = translate_entry("qrdqn", "Acrobot-v1", entry)
+    assert plain.data is not None
+    assert plain.data["agent"]["adam_eps"] == 0.01 / 32  # at sb3-contrib's default batch
+    dqn = translate_entry("dqn", "Acrobot-v1", {**entry, "batch_size": 128})
+    assert dqn.data is not None
+    assert "adam_eps" not in dqn.data["agent"]  # SB3's DQN keeps Adam's own, as border_py's does
+
+
 def test_an_off_policy_lin_learning_rate_falls_over_the_opt_steps_of_its_budget() -> None:
     found = translate_entry("qrdqn", "LunarLander-v3", {
         "n_timesteps": 1e5, "policy": "MlpPolicy", "learning_rate": "lin_1.5e-3", "learning_starts": 1000,
