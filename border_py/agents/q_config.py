@@ -42,7 +42,13 @@ class DeepQConfig:
     tau: float = attrs.field(default=1.0, validator=[attrs.validators.gt(0.0), attrs.validators.le(1.0)])
     """Target update ``target <- tau * online + (1 - tau) * target``: 1.0 is a hard copy, < 1 Polyak."""
     target_update_interval: int = attrs.field(default=1, validator=attrs.validators.gt(0))
-    """In opt steps: how often the target network is updated."""
+    """In updates (opt steps times ``n_updates_per_opt``): how often the target network is updated."""
+    n_updates_per_opt: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    """Gradient updates (each on its own batch) per ``opt`` call: SB3's ``gradient_steps`` taken in one
+    block after every ``train_freq`` env steps (``trainer.opt_interval``), the policy held fixed between
+    blocks. On MountainCar-v0 this matters: one update every 2 env steps flips the greedy action between
+    near-tied values as often, and RL Zoo's entry then never reached the goal on 3 seeds, where 8 updates
+    every 16 env steps did (`docs/results.md`)."""
     max_grad_norm: float | None = attrs.field(
         default=None, validator=attrs.validators.optional(positive_finite)
     )

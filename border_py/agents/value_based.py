@@ -81,7 +81,8 @@ def observation_shape(spaces: Spaces, encoder: object | None) -> tuple[int, ...]
 
 class ValueBasedConfig(AgentConfig, Protocol):
     """The config fields `ValueBasedAgent` reads (`DqnConfig` and `IqnConfig` have them; a frozen attrs
-    config of your own with these fields does too)."""
+    config of your own with these fields does too). ``n_updates_per_opt`` (`DeepQConfig`'s) is read where a
+    config has it, one update per opt call where not."""
 
     @property
     def lr(self) -> float:
@@ -100,7 +101,8 @@ class ValueBasedConfig(AgentConfig, Protocol):
 
     @property
     def target_update_interval(self) -> int:
-        """In opt steps: how often the target network is updated."""
+        """In updates (opt steps, times ``n_updates_per_opt`` where the config has it): how often the
+        target network is updated."""
         ...
 
     @property
@@ -306,33 +308,43 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         return discrete_action(self.explorer, self._train, self.n_actions, masked, legal).reshape(1)
 
     def opt(self, buffer: ReplayBuffer[B]) -> Record | None:
-        """One gradient step on a sampled batch, at a linear schedule's rate for opt step ``opt_steps`` (if
-        the config has one); ``None`` while the buffer is smaller than a batch.
+        """``n_updates_per_opt`` gradient steps, each on its own batch, at a linear schedule's rate for opt
+        step ``opt_steps`` (if the config has one); ``None`` while the buffer is smaller than a batch.
 
         Returns:
-            ``train/loss``, ``train/q_mean``, ``train/grad_norm`` and, for epsilon-greedy, ``train/epsilon``.
+            The mean over the updates of ``train/loss``, ``train/q_mean`` and ``train/grad_norm``, and, for
+            epsilon-greedy, ``train/epsilon``.
         """
         c, net = self.config, self.parts.net
         if len(buffer) < c.batch_size:
             return None
         if self.lr_horizon is not None:
             set_scheduled_lrs(self.lr_horizon, self.opt_steps, [(net.optimizer, c.lr)])
-        batch = buffer.batch(c.batch_size).to(self.device)
-        loss, priority, q_mean = self._loss(batch)
-        grad_norm = net.step_with_norm(loss, c.max_grad_norm)
+        n = int(getattr(c, "n_updates_per_opt", 1))  # a config of one's own may not have the field
+        updates = [self._update(buffer, self.opt_steps * n + i + 1) for i in range(n)]
         self.opt_steps += 1
-        if self.opt_steps % c.target_update_interval == 0:
-            net.update_target(c.tau)
-        if batch.weight is not None:
-            buffer.update_priority(batch.ix_sample, priority.detach().cpu().numpy())
+        loss, q_mean, grad_norm = (float(np.mean(values)) for values in zip(*updates, strict=True))
         return Record(
             {
-                "train/loss": float(loss.detach()),
-                "train/q_mean": float(q_mean),
+                "train/loss": loss,
+                "train/q_mean": q_mean,
                 "train/grad_norm": grad_norm,
                 **explorer_record(self.explorer),
             }
         )
+
+    def _update(self, buffer: ReplayBuffer[B], update: int) -> tuple[float, float, float]:
+        """Gradient step ``update`` (from 1, over the run) on a batch it samples; the target network
+        follows every ``target_update_interval``-th. Returns its loss, mean Q and gradient norm."""
+        c, net = self.config, self.parts.net
+        batch = buffer.batch(c.batch_size).to(self.device)
+        loss, priority, q_mean = self._loss(batch)
+        grad_norm = net.step_with_norm(loss, c.max_grad_norm)
+        if update % c.target_update_interval == 0:
+            net.update_target(c.tau)
+        if batch.weight is not None:
+            buffer.update_priority(batch.ix_sample, priority.detach().cpu().numpy())
+        return float(loss.detach()), float(q_mean), grad_norm
 
     def acting_state(self) -> dict[str, Any]:
         """The online network's weights as numpy arrays (`SyncModel`)."""

@@ -215,8 +215,9 @@ def test_a_dqn_entry_explores_over_a_fraction_of_its_budget_in_env_steps() -> No
     agent = found.data["agent"]
     assert agent["explorer"] == {"kind": "epsilon_greedy", "eps_start": 1.0, "eps_final": 0.1,
                                  "final_step": 12_000}  # fmt: skip
-    assert found.data["trainer"]["opt_interval"] == 2  # 8 updates every 16 env steps
-    assert agent["target_update_interval"] == 300  # 600 env steps of one opt step per 2
+    # SB3's block kept whole: 8 updates every 16 env steps, the greedy policy held between blocks.
+    assert (found.data["trainer"]["opt_interval"], agent["n_updates_per_opt"]) == (16, 8)
+    assert agent["target_update_interval"] == 300  # 600 env steps of 8 updates per 16, in updates
     assert (agent["hidden"], agent["batch_size"], found.data["trainer"]["warmup_period"]) == (
         [256, 256],
         32,
