@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from border_py.base.spaces import legal_flags
+from border_py.export.policy_files import require_version
 
 MASK_VERSION = 4
 """The ``policy.json`` version that added ``action.mask``, written only with a mask: a version 3 reader then
@@ -54,14 +55,12 @@ def read_action_mask(spec: Mapping[str, Any], obs_dim: int, conv: bool) -> tuple
 
     Raises:
         ValueError: one line naming ``action.mask``: a file of a version before `MASK_VERSION` (whose
-            writer never wrote a mask), or as `checked_mask`.
+            writer never wrote a mask; a `PolicyFileError`), or as `checked_mask`.
     """
     action = spec.get("action")
     if not isinstance(action, Mapping) or "mask" not in action:
         return None
-    version = spec.get("version")
-    if not (isinstance(version, int) and version >= MASK_VERSION):
-        raise ValueError(f"'action.mask' came in version {MASK_VERSION}, the file is version {version!r}")
+    require_version(spec, "action.mask", MASK_VERSION)
     n = action.get("n") if action.get("type") == "discrete" else None
     return checked_mask(action["mask"], n, obs_dim, conv, "'action.mask'")
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from border_py.base.obs_parts import ObsPart, ObsParts
 from border_py.export.numpy_conv import NumpyConv, read_conv
-from border_py.export.policy_files import PolicyFileError
+from border_py.export.policy_files import PolicyFileError, require_version
 from border_py.numpy_mlp import F32, Mlp
 
 INPUTS_VERSION = 5
@@ -93,11 +93,7 @@ def read_inputs(
     """
     if inputs is None:
         return None
-    version = spec.get("version")
-    if not (isinstance(version, int) and version >= INPUTS_VERSION):
-        raise PolicyFileError(
-            f"{source}: 'network.inputs' came in version {INPUTS_VERSION}, the file is version {version!r}"
-        )
+    require_version(spec, "network.inputs", INPUTS_VERSION, source)
     if parts is None or not parts.images:
         raise PolicyFileError(f"{source}: network.inputs needs obs_parts with the images it reads")
     if not isinstance(inputs, list) or len(inputs) != len(parts.images):

@@ -127,6 +127,20 @@ def read_layers(
     return layers
 
 
+def require_version(spec: Mapping[str, Any], field_name: str, since: int, source: str | None = None) -> None:
+    """Refuses a file of a version before ``since`` that holds ``field_name``, which came in ``since``:
+    its writer never wrote it, so the file is not what it says.
+
+    Raises:
+        PolicyFileError: one line naming the field and both versions (after ``source``, when given).
+    """
+    version = spec.get("version")
+    if not (isinstance(version, int) and version >= since):
+        where = "" if source is None else f"{source}: "
+        message = f"'{field_name}' came in version {since}, the file is version {version!r}"
+        raise PolicyFileError(where + message)
+
+
 def read_clip_mean(spec: Mapping[str, Any], kind: str, source: str) -> float | None:
     """``action.clip_mean``: a positive number with the ``tanh`` squash of the ``mlp`` or ``lstm`` kind in a
     file of version 6 or later, or absent (``None``).
@@ -139,12 +153,7 @@ def read_clip_mean(spec: Mapping[str, Any], kind: str, source: str) -> float | N
     clip = action.get("clip_mean")
     if clip is None:
         return None
-    version = spec.get("version")
-    if not (isinstance(version, int) and version >= CLIP_MEAN_VERSION):
-        raise PolicyFileError(
-            f"{source}: 'action.clip_mean' came in version {CLIP_MEAN_VERSION}, "
-            f"the file is version {version!r}"
-        )
+    require_version(spec, "action.clip_mean", CLIP_MEAN_VERSION, source)
     if kind not in ("mlp", "lstm"):
         raise PolicyFileError(f"{source}: action.clip_mean is for the mlp and lstm kinds, not {kind}")
     if (
