@@ -3,8 +3,9 @@ departs from RL Zoo's) for each (algorithm, env) compared, in the peer library's
 ``n_envs`` and ``normalize`` (RL Zoo's keys) build the peer's vector env and its ``VecNormalize``; a
 learning rate or clip range ``"lin_X"`` falls linearly from X to 0 over the run, as RL Zoo's does; a
 ``policy_kwargs`` ``activation_fn`` names its ``torch.nn`` class (``"ReLU"``), turned into it in the peer's
-process. Every other pair RL Zoo has an entry for is that entry (`rlzoo_settings`), read from the vendored
-``campaigns/rlzoo/hyperparams`` without evaluating anything."""
+process. ``ours`` lists the ``--set`` overrides our side takes where the pair compared departs from the
+zoo entry (a width or budget this CPU affords). Every other pair RL Zoo has an entry for is that entry
+(`rlzoo_settings`), read from the vendored ``campaigns/rlzoo/hyperparams`` without evaluating anything."""
 
 from __future__ import annotations
 
@@ -130,6 +131,18 @@ PEER_SETTINGS: dict[tuple[str, str], dict[str, Any]] = {
         "learning_starts": 256,
         "policy_delay": 2,
         "policy_kwargs": {"net_arch": [256, 256]},
+    },
+    # RL Zoo's CrossQ MuJoCo settings (the zoo's HalfCheetah-v5 entry) at a budget and width this CPU runs:
+    # 100,000 env steps, 256x256 critics on both sides (RL Zoo's are 2048x2048, about 0.5 s an update on
+    # one core here: 2 weeks for its 5M; 256x256 is RL Zoo's own Pendulum width). "ours": the same cut
+    # given to `border-py train` as overrides of the entry.
+    ("crossq", "HalfCheetah-v5"): {
+        "n_timesteps": 100_000,
+        "eval_every": 10_000,
+        "learning_starts": 5_000,
+        "policy_delay": 3,
+        "policy_kwargs": {"net_arch": {"pi": [256, 256], "qf": [256, 256]}},
+        "ours": ["agent.critic_hidden=[256,256]", "trainer.max_env_steps=100000"],
     },
     # RL Zoo's a2c.yml (rl_zoo3 2.7.0), SB3's A2C defaults otherwise (rollouts of 5, RMSprop at 7e-4).
     ("a2c", "CartPole-v1"): {"n_timesteps": 500_000, "eval_every": 25_000, "n_envs": 8, "ent_coef": 0.0},

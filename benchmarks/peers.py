@@ -179,6 +179,7 @@ def _budgeted(algo: str, env_id: str, env_steps: int | None) -> tuple[dict[str, 
     settings = _decoded(PEER_SETTINGS[(algo, env_id)], steps / full)
     del settings["n_timesteps"]
     settings.pop("rlzoo", None)  # the entry's citation
+    settings.pop("ours", None)  # our side's overrides (`run`)
     return settings, steps, full
 
 
@@ -290,13 +291,11 @@ def run(
         raise SystemExit(f"{PEER_PYTHON} is missing: build it with benchmarks/peers_venv.sh")
     root = out / algo / env_id.replace("/", "+")
     for seed in seeds:
-        mine = ours(
-            algo,
-            env_id,
-            seed,
-            root / "ours" / f"seed{seed}",
-            [f"trainer.max_env_steps={steps}"] * bool(steps),
-        )
+        overrides = [
+            *PEER_SETTINGS[(algo, env_id)].get("ours", ()),
+            *[f"trainer.max_env_steps={steps}"] * bool(steps),
+        ]
+        mine = ours(algo, env_id, seed, root / "ours" / f"seed{seed}", overrides)
         argv = [str(PEER_PYTHON), "-m", "benchmarks.peers", "peer", "--algo", algo, "--env", env_id]
         argv += (["--peer", package] if package else []) + (["--max-env-steps", str(steps)] if steps else [])
         done = subprocess.run(

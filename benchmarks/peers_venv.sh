@@ -12,7 +12,7 @@ test -x "$VENV/bin/python" || python3.11 -m venv "$VENV"
 "$VENV/bin/pip" install --quiet --upgrade pip
 "$VENV/bin/pip" install --quiet torch==2.13.0
 "$VENV/bin/pip" install --quiet -c constraints.txt 'sb3-contrib==2.9.2' 'stable-baselines3==2.9.2' \
-    'gymnasium[classic-control,mujoco]' gymnasium-robotics attrs cattrs PyYAML tqdm tensorboardX
+    'gymnasium[classic-control,mujoco,box2d]' gymnasium-robotics attrs cattrs PyYAML tqdm tensorboardX
 if [ "${1:-}" = "--sbx" ]; then
     "$VENV/bin/pip" install --quiet -c constraints.txt 'sbx-rl==0.28.0'
 fi

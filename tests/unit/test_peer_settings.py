@@ -71,3 +71,24 @@ def test_a_recurrent_model_carries_its_state_through_each_episode() -> None:
     for begin, end in zip(starts, [*starts[1:], len(model.handed)], strict=True):
         episode = model.handed[begin:end]
         assert episode == [(None, True)] + [(n, False) for n in range(1, len(episode))]
+
+
+def test_our_side_of_a_cut_pair_takes_the_peers_widths_and_budget() -> None:
+    """A pair whose settings depart from the zoo entry (``ours``) gives our side overrides that build, and
+    that set the critics, the warm-up and the budget the peer is given; the peer never sees the key."""
+    from benchmarks.peers import _budgeted
+    from border_py.agents.crossq.config import CrossQConfig
+    from border_py.run.codec import apply_overrides, experiment_from_dict
+    from border_py.run.zoo import entry
+
+    cut = {pair: s for pair, s in PEER_SETTINGS.items() if "ours" in s}
+    assert ("crossq", "HalfCheetah-v5") in cut
+    for (algo, env_id), settings in cut.items():
+        found = entry(algo, env_id)
+        built = experiment_from_dict(apply_overrides(found.data, settings["ours"]), found.source)
+        assert built.trainer.max_env_steps == settings["n_timesteps"]
+        assert built.trainer.warmup_period == settings["learning_starts"]
+        widths, agent = settings["policy_kwargs"]["net_arch"], built.agent
+        assert isinstance(agent, CrossQConfig)
+        assert (list(agent.critic_hidden), list(agent.actor_hidden)) == (widths["qf"], widths["pi"])
+        assert "ours" not in _budgeted(algo, env_id, None)[0]
