@@ -208,3 +208,30 @@ def test_a2c_with_the_nature_cnn_learns_the_pixel_task_too(tmp_path: Path) -> No
     )  # fmt: skip
     evaluator = DefaultEvaluatorConfig(n_episodes=5).build(env.build(seed=1))
     assert trainer.train(agent, NullRecorder(), evaluator).best_score >= 9.0
+
+
+def test_a_bfloat16_update_runs_the_network_in_bf16_and_the_losses_in_float32() -> None:
+    """``update_dtype: bfloat16`` puts the minibatch's forward pass under autocast (the CNN's outputs come
+    out bf16) and computes the losses in float32 from them: close to the float32 update's, not equal."""
+    rng = np.random.default_rng(3)
+    data = {
+        "obs": torch.from_numpy(_frames(rng, 32)),
+        "act": torch.from_numpy(rng.integers(0, 3, 32)),
+        "advantage": torch.from_numpy(rng.standard_normal(32).astype(np.float32)),
+        "old_log_prob": torch.full((32,), float(np.log(1 / 3))),
+        "old_value": torch.zeros(32),
+        "returns": torch.ones(32),
+    }
+    seen: list[torch.dtype] = []
+    losses = {}
+    for dtype in ("float32", "bfloat16"):
+        agent = _agent(update_dtype=dtype, normalize_advantage=False)
+        hook = agent.parts.model.net.register_forward_hook(lambda _m, _i, out: seen.append(out[1].dtype))
+        losses[dtype] = agent._minibatch(data, None, clip=0.1)
+        hook.remove()
+    assert seen == [torch.float32, torch.bfloat16]
+    full, half = losses["float32"], losses["bfloat16"]
+    assert half["loss"].dtype == torch.float32
+    assert not torch.equal(full["value_loss"], half["value_loss"])
+    for key in ("loss", "policy_loss", "value_loss", "entropy"):
+        assert float(half[key].detach()) == pytest.approx(float(full[key].detach()), rel=0.02, abs=1e-3), key

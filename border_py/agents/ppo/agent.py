@@ -68,8 +68,11 @@ class Ppo(OnPolicyAgent["PpoConfig"]):
         """The losses and diagnostics of the minibatch ``idx`` (``None``: all of ``data``); the loss to
         minimise is under ``loss``."""
         batch = data if idx is None else {k: v[idx] for k, v in data.items()}
-        latent, out, value = self.parts.model.net(batch["obs"])
-        return self._losses(batch, latent, out, value, clip)
+        bf16 = self.config.update_dtype == "bfloat16"
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=bf16):
+            latent, out, value = self.parts.model.net(batch["obs"])
+        # The losses in float32 (a no-op in float32): log-probabilities and ratios lose too much in bf16.
+        return self._losses(batch, latent.float(), out.float(), value.float(), clip)
 
     def _losses(
         self,
