@@ -10,13 +10,11 @@ equal SB3's. SB3 steps its own ``DummyVecEnv``; border_py steps identically seed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
-import numpy.typing as npt
 import pytest
 import torch
 
@@ -26,6 +24,7 @@ from border_py.envs.gym_vector import GymVecEnv
 from border_py.run.experiment import Experiment
 from border_py.run.zoo import experiment
 from border_py.trainer.sampler import SyncSampler
+from tests.scripted_actions import ScriptedActions
 
 sb3 = pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (the dev extra)")
 
@@ -63,19 +62,6 @@ def _make(term: int | None, limit: int | None) -> gym.Env[Any, Any]:
 
 
 FACTORIES = [lambda term=term, limit=limit: _make(term, limit) for term, limit in FORCED]
-
-
-class _Replay:
-    """Plays the actions SB3 took: row ``t`` of ``actions`` (one per sub-env) at the ``t``-th call."""
-
-    def __init__(self, actions: npt.NDArray[Any]) -> None:
-        self.rows = iter(actions.astype(np.int64))
-
-    def sample(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[Any]:
-        raise AssertionError("the sampler asks for all sub-envs' actions at once")
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[np.float32]]) -> list[npt.NDArray[Any]]:
-        return list(next(self.rows))
 
 
 def _pairs(policy: Any, agent: A2c) -> list[tuple[str, torch.Tensor, torch.Tensor]]:
@@ -130,7 +116,7 @@ def test_one_a2c_update_on_a_rollout_with_forced_episode_ends_equals_sb3s(
             ours.copy_(sb3_param)
     sampler = SyncSampler(env, [exp.step_processor.build() for _ in range(N_ENVS)])
     buffer = exp.replay_buffer.build(0)
-    replay = _Replay(rollout.actions[..., 0])
+    replay = ScriptedActions(rollout.actions[..., 0].astype(np.int64))  # SB3's, step by step
     for _ in range(N_STEPS):
         sampler.sample_and_push(replay, buffer)
     seen: dict[str, torch.Tensor] = {}

@@ -4,35 +4,24 @@ uninterrupted one does; where that cannot be, a `ResumeWarning` says the sub-env
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
-import numpy.typing as npt
 import pytest
 
 from border_py import GymVecEnv, GymVecEnvConfig, NStepStepProcessor, ResumeWarning, SyncSampler, Transition
 from border_py.record import Record
 from border_py.trainer.state import decode, encode
+from tests.scripted_actions import ScriptedActions
 
 N = 3
 
 
-class _Scripted:
+def _scripted(calls: int, start: int = 0) -> ScriptedActions:
     """Call ``k`` takes the ``k``-th row of actions drawn once from a seeded RNG (random play: CartPole's
     episodes end after about 20 steps, at different steps in each sub-env)."""
-
-    def __init__(self, calls: int, start: int = 0) -> None:
-        self.rows = np.random.default_rng(7).integers(0, 2, (calls, N))
-        self.k = start
-
-    def sample(self, obs: npt.NDArray[np.float32]) -> npt.NDArray[np.int64]:
-        raise AssertionError("acts through sample_batch")
-
-    def sample_batch(self, obs: Sequence[npt.NDArray[np.float32]]) -> list[npt.NDArray[np.int64]]:
-        self.k += 1
-        return [np.array(a) for a in self.rows[self.k - 1]]
+    return ScriptedActions(np.random.default_rng(7).integers(0, 2, (calls, N)), start)
 
 
 class _Kept:
@@ -54,7 +43,7 @@ def _sampler(mode: Literal["sync", "async"] = "sync") -> SyncSampler[Any, Any, T
 
 
 def _sample(
-    sampler: SyncSampler[Any, Any, Transition], policy: _Scripted, calls: int
+    sampler: SyncSampler[Any, Any, Transition], policy: ScriptedActions, calls: int
 ) -> tuple[_Kept, list[Record]]:
     kept = _Kept()
     records: list[Record] = []
@@ -72,10 +61,10 @@ def test_each_sub_envs_episode_is_replayed_so_the_resumed_sampler_pushes_what_th
     its RNG. An n-step processor's pending rewards and each episode's return and length come back too."""
     calls = 90
     whole = _sampler(mode)
-    whole_items, whole_records = _sample(whole, _Scripted(calls), calls)
+    whole_items, whole_records = _sample(whole, _scripted(calls), calls)
 
     first = _sampler(mode)
-    first_items, first_records = _sample(first, _Scripted(calls), at)
+    first_items, first_records = _sample(first, _scripted(calls), at)
     state = decode(encode(first.state_dict()))  # as through trainer_state.json
     assert len(state["actions"]) == N
     assert any(state["actions"])
@@ -86,7 +75,7 @@ def test_each_sub_envs_episode_is_replayed_so_the_resumed_sampler_pushes_what_th
     resumed.load_state_dict(state)
     assert isinstance(resumed.env, GymVecEnv)
     assert resumed.env.episode_start_state()["env_steps"] == at * N
-    rest_items, rest_records = _sample(resumed, _Scripted(calls, start=at), calls - at)
+    rest_items, rest_records = _sample(resumed, _scripted(calls, start=at), calls - at)
     assert first_items.items + rest_items.items == whole_items.items
     assert first_records + rest_records == whole_records
     assert len(whole_records) > N  # episodes ended, before and after the stop
@@ -99,7 +88,7 @@ def test_a_checkpoint_without_episodes_starts_new_ones_with_a_warning() -> None:
     sampler = _sampler()
     with pytest.warns(ResumeWarning, match="starts new episodes on resume .the checkpoint holds no episodes"):
         sampler.load_state_dict({"num_envs": N})
-    kept, _ = _sample(sampler, _Scripted(3), 3)
+    kept, _ = _sample(sampler, _scripted(3), 3)
     assert len(kept) == N  # a 3-step processor's first items: new episodes began
 
 
@@ -113,7 +102,7 @@ def test_a_vector_env_whose_sub_envs_note_no_episode_starts_resumes_with_new_epi
     env = GymVecEnv(made, seed=0, name="CartPole-v1")
     assert not env.can_rewind
     sampler = SyncSampler(env, [NStepStepProcessor(n_steps=1, gamma=0.9) for _ in range(N)])
-    sampler.sample_and_push(_Scripted(1), _Kept())
+    sampler.sample_and_push(_scripted(1), _Kept())
     state = sampler.state_dict()
     assert state == {"num_envs": N}
     with pytest.warns(ResumeWarning, match="new episodes on resume .it cannot rewind its sub-envs"):
@@ -124,16 +113,16 @@ def test_a_vector_env_whose_sub_envs_note_no_episode_starts_resumes_with_new_epi
 
 def test_a_replay_that_does_not_reach_the_saved_observation_warns_and_starts_new_episodes() -> None:
     first = _sampler()
-    _sample(first, _Scripted(10), 10)
+    _sample(first, _scripted(10), 10)
     state = decode(encode(first.state_dict()))
     state["obs"][1] = state["obs"][1] + 1.0  # the replay cannot end there
     resumed = _sampler()
     with pytest.warns(ResumeWarning, match="did not reproduce them"):
         resumed.load_state_dict(state)
-    kept, _ = _sample(resumed, _Scripted(13, start=10), 3)
+    kept, _ = _sample(resumed, _scripted(13, start=10), 3)
     assert len(kept) == N  # a 3-step processor's first items: new episodes began
     logged = [[int(a) for a in acts] for acts in resumed.state_dict()["actions"]]
-    assert logged == _Scripted(13).rows[10:].T.tolist()  # each new episode's actions, from its start
+    assert logged == _scripted(13).rows[10:].T.tolist()  # each new episode's actions, from its start
 
 
 @pytest.mark.parametrize(
@@ -152,7 +141,7 @@ def test_a_malformed_episode_start_is_refused_naming_the_sub_env(
     sub_env: int, change: dict[str, Any], match: str
 ) -> None:
     first = _sampler()
-    _sample(first, _Scripted(3), 3)
+    _sample(first, _scripted(3), 3)
     state = decode(encode(first.state_dict()))
     state["episode_start"]["sub_envs"][sub_env].update(change)
     with pytest.raises(ValueError, match=match):
@@ -162,7 +151,7 @@ def test_a_malformed_episode_start_is_refused_naming_the_sub_env(
 @pytest.mark.parametrize("action", [7, {"a": 1}])
 def test_a_saved_action_the_env_refuses_is_refused_naming_the_sub_env(action: object) -> None:
     first = _sampler()
-    _sample(first, _Scripted(3), 3)
+    _sample(first, _scripted(3), 3)
     state = decode(encode(first.state_dict()))
     state["actions"][1][0] = action
     with pytest.raises(ValueError, match="CartPole-v1 sub-env 1: a saved action the env refuses"):
