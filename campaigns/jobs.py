@@ -106,6 +106,9 @@ JOBS: tuple[Job, ...] = (
     _mujoco("sac", "Hopper-v5", Published("Hopper-v3", 2326.0), seeds=(0,)),
     _mujoco("td3", "HalfCheetah-v5", Published("HalfCheetah-v3", 9656.0), seeds=(0,)),
     _mujoco("td3", "Hopper-v5", Published("Hopper-v3", 3606.0), seeds=(0,)),
+    # RL Zoo's TQC rows (v3, mean and std over its evaluation episodes): issue 50 asks for one task.
+    _mujoco("tqc", "Hopper-v5", Published("Hopper-v3", 3754.2, 8.3), seeds=(0,)),
+    _mujoco("tqc", "HalfCheetah-v5", Published("HalfCheetah-v3", 12089.9, 127.4), seeds=(0,)),
 )
 
 

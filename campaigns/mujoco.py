@@ -27,7 +27,7 @@ import attrs
 from border_py.run.rundir import RunDir
 from campaigns.jobs import Job, jobs
 
-ALGOS = ("ppo", "sac", "td3")
+ALGOS = ("ppo", "sac", "td3", "tqc")
 
 
 @attrs.frozen
