@@ -24,7 +24,8 @@ from border_py.agents import NatureCnnConfig, PpoConfig
 from border_py.envs import AtariEnvConfig, AtariVecEnvConfig
 from border_py.run import Experiment, run_cli
 
-GAMES, ROLLOUT, BUDGET = 8, 128, 2_500_000
+# RL Zoo's schedules anneal over its 10M agent steps (40M frames); the budget here stops at a quarter of them.
+GAMES, ROLLOUT, BUDGET, SCHEDULE = 8, 128, 2_500_000, 10_000_000
 
 EXPERIMENT = Experiment(
     env=AtariVecEnvConfig(env=AtariEnvConfig(game="pong"), num_envs=GAMES),
@@ -38,7 +39,7 @@ EXPERIMENT = Experiment(
         lr_schedule="linear",
         clip_range=0.1,
         clip_schedule="linear",
-        schedule_env_steps=BUDGET,
+        schedule_env_steps=SCHEDULE,
         n_epochs=4,
         batch_size=256,
         ent_coef=0.01,
