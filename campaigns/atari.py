@@ -6,8 +6,9 @@ each the zoo entry a user gets from ``border-py train ALGO --env ENV --seed N`` 
     python -m campaigns.atari status                        # where each run stands
 
 Each run lives in ``<out>/<algo>/<game>/seed<N>`` (``runs/atari/ppo/pong/seed0``) as its own ``border-py``
-process (one torch thread), logging to ``seed<N>.log`` beside it. ``run`` is safe to stop and start again:
-a finished run is skipped and a stopped one resumed from its newest checkpoint (`campaigns.mujoco.run`).
+process (one torch thread; PPO's two, with its update in bf16: `campaigns.jobs`), logging to
+``seed<N>.log`` beside it. ``run`` is safe to stop and start again: a finished run is skipped and a stopped
+one resumed from its newest checkpoint (`campaigns.mujoco.run`).
 The run directories live on the machine that trains them: a checkout moved to a new machine without its
 ``runs/`` starts the campaign again from frame 0 (it did on 2026-11-28, at 7.63M frames of PPO Pong).
 

@@ -45,7 +45,7 @@ class Job:
     published: Published | None = None
     changes: tuple[str, ...] = ()
     """``--set`` overrides the campaign makes to the zoo entry, each for a reason its job's comment gives
-    (none change what is learnt)."""
+    (none changes the algorithm or its settings)."""
 
     def score(self) -> float:
         """The threshold's value.
@@ -113,19 +113,23 @@ JOBS: tuple[Job, ...] = (
 
 
 _OFF_POLICY_ATARI = ("trainer.save_interval=10000", "trainer.checkpoint_buffer=true")
+# PPO's forward passes in bf16 (this CPU has AVX-512-BF16) on both cores: about 2 h for 10M frames, inside
+# one working session, where fp32 on one thread took 3.5-3.9 h (benchmarks/RESULTS.md); the losses,
+# gradients and Adam stay float32.
+_PPO_ATARI = ("agent.update_dtype=bfloat16", "torch_threads=2")
 
 ATARI = (
     # Pong first: the issue's target. RL Zoo's rows are at 10M agent steps (40M frames) with a stochastic
     # evaluation; the runs here stop at 10M frames (PPO) and 2M agent steps (DQN, IQN: 8M frames).
     Job("ppo_pong", "atari", "ppo", "ALE/Pong-v5", seeds=(0,), threshold=18.0,
-        published=Published("PongNoFrameskip-v4", 20.989, 0.105)),
+        published=Published("PongNoFrameskip-v4", 20.989, 0.105), changes=_PPO_ATARI),
     # The off-policy runs take ~25 h of a loaded core, in 3-hour sessions that end without warning: a
     # checkpoint every 10k opt steps (40k env steps, ~30 min) with its replay buffer, so a stop costs half
     # an hour rather than the session, and a resume replays from the same buffer instead of refilling it.
     Job("dqn_pong", "atari", "dqn", "ALE/Pong-v5", seeds=(0,), threshold=0.0,
         published=Published("PongNoFrameskip-v4", 20.602, 0.613), changes=_OFF_POLICY_ATARI),
     Job("ppo_breakout", "atari", "ppo", "ALE/Breakout-v5", seeds=(0,),
-        published=Published("BreakoutNoFrameskip-v4", 398.033, 33.328)),
+        published=Published("BreakoutNoFrameskip-v4", 398.033, 33.328), changes=_PPO_ATARI),
     Job("iqn_pong", "atari", "iqn", "ALE/Pong-v5", seeds=(0,), threshold=0.0, changes=_OFF_POLICY_ATARI),
 )  # fmt: skip
 """The Atari runs (issue 55), each beside RL Zoo's benchmark row where it has one."""
