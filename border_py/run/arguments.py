@@ -113,6 +113,8 @@ class SavedModelRequest:
     episodes: int | None = None
     device: str | None = None
     trust: codec.Trust = frozenset()
+    sample: bool = False
+    """``eval --sample``: actions drawn as in training, not greedy."""
 
 
 @attrs.frozen(kw_only=True)

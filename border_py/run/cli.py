@@ -6,7 +6,7 @@
     border-py train sac --env Hopper-v5 --set trainer.max_env_steps=200000 --seed 1
     border-py train --config my_experiment.yaml           # a whole experiment from YAML
     border-py resume --model-dir runs/dqn/CartPole-v1/seed0 --set trainer.max_opts=40000
-    border-py eval --model-dir runs/dqn/CartPole-v1/seed0 [--checkpoint 20000] [--episodes 100]
+    border-py eval --model-dir runs/dqn/CartPole-v1/seed0 [--checkpoint 20000] [--episodes 100] [--sample]
     border-py video --model-dir runs/dqn/CartPole-v1/seed0 --out cartpole.mp4
     border-py export --model-dir runs/dqn/CartPole-v1/seed0 --out exported/cartpole
     border-py upload --model-dir runs/dqn/CartPole-v1/seed0 # what an MLflow server that was away did not get
@@ -110,6 +110,10 @@ def parser() -> argparse.ArgumentParser:
         if name != "eval":
             sub.add_argument(
                 "--out", type=Path, required=True, help=".mp4/.gif (video), a directory (export)"
+            )
+        else:
+            sub.add_argument(
+                "--sample", action="store_true", help="draw actions as in training (RL Zoo's Atari table)"
             )
     upload = _verb(
         verbs, "upload", "send a run's records that its MLflow server did not get (its spill file)"
@@ -238,7 +242,7 @@ def saved_model_command(request: arguments.SavedModelRequest) -> int:
     experiment = arguments.saved_experiment(request)
     model_dir, checkpoint, out = request.model_dir, request.checkpoint, request.out
     if request.action == "eval":
-        evaluate(experiment, model_dir, checkpoint, request.episodes)
+        evaluate(experiment, model_dir, checkpoint, request.episodes, sample=request.sample)
         return 0
     assert out is not None  # video's and export's parsers require it
     if request.action == "video":
@@ -314,6 +318,7 @@ def _saved_request(args: argparse.Namespace) -> arguments.SavedModelRequest:
         episodes=getattr(args, "episodes", None),  # eval and video
         device=args.device,
         trust=arguments.trust(args.trust_code),
+        sample=getattr(args, "sample", False),  # eval
     )
 
 

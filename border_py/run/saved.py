@@ -79,9 +79,12 @@ def evaluate(
     checkpoint: str = "best",
     episodes: int | None = None,
     quiet: bool = False,
+    sample: bool = False,
 ) -> float:
     """The greedy mean return of the saved model ``checkpoint`` over the evaluator's episodes (or
-    ``episodes``), in the evaluation env seeded as in training.
+    ``episodes``), in the evaluation env seeded as in training; with ``sample``, of its actions drawn as in
+    training (the agent in train mode: a PPO policy's draws, DQN's epsilon at its last opt step), which is
+    how RL Zoo's benchmark table evaluates its Atari agents.
 
     Raises:
         ValueError: ``episodes`` < 1, or a bad checkpoint name.
@@ -96,11 +99,15 @@ def evaluate(
     configure_torch(experiment.torch_threads)
     saved = saved_model_path(model_dir, checkpoint)
     with closing(build_eval_env(experiment)) as eval_env:
-        returns, _ = play_episodes(experiment, eval_env, load_agent(experiment, saved, eval_env), episodes)
+        agent = load_agent(experiment, saved, eval_env)
+        if sample:
+            agent.train()
+        returns, _ = play_episodes(experiment, eval_env, agent, episodes)
     score = float(np.mean(returns))  # the evaluator's score, as training saved best/ with
     if not quiet:
         std = float(np.std(returns))
-        print(f"eval of {saved}: mean return {score:.1f} (std {std:.1f}) over {len(returns)} episodes")
+        how = " (sampled actions)" if sample else ""
+        print(f"eval{how} of {saved}: mean return {score:.1f} (std {std:.1f}) over {len(returns)} episodes")
     return score
 
 

@@ -160,6 +160,27 @@ def test_eval_checkpoint_scores_a_numbered_checkpoint_over_the_episodes_asked(
     assert asked != score("--model-dir", str(run), "--checkpoint", "20")  # 1 episode scores otherwise
 
 
+def test_eval_sample_scores_the_actions_drawn_as_in_training_reproducibly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--sample`` plays the train-mode agent (after 40 opt steps the tiny DQN's epsilon is still near 1,
+    so its episodes differ from the greedy ones), the same episodes each time, and says so."""
+    run = tmp_path / "run"
+    assert _main("train", "--config", str(tiny_config(tmp_path)), "--model-dir", str(run)) == 0
+    capsys.readouterr()
+
+    def score(*flags: str) -> tuple[str, float]:
+        assert _main("eval", "--model-dir", str(run), "--episodes", "5", *flags) == 0
+        match = re.search(r"eval(.*) of .+: mean return (-?[\d.]+)", capsys.readouterr().out)
+        assert match is not None
+        return match[1], float(match[2])
+
+    (greedy_note, greedy), (note, sampled) = score(), score("--sample")
+    assert (greedy_note, note) == ("", " (sampled actions)")
+    assert sampled != greedy
+    assert score("--sample") == (note, sampled)
+
+
 def test_eval_checkpoint_refuses_names_outside_the_model_dir(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
