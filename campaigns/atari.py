@@ -65,11 +65,11 @@ def status(runs: Sequence[SeedRun]) -> int:
             continue
         result = run_dir.last_result()
         published = seed_run.job.published
+        last = "-" if result.last_score is None else f"{result.last_score:.1f}"
         beside = f"; RL Zoo {published.mean:.1f} at 40M frames" if published else ""
         print(
             f"{where}: {result.env_steps:,} env steps ({4 * result.env_steps / 1e6:.2f}M frames), best "
-            f"{result.best_score:.1f}, last {result.last_score}{beside}"
-            + (" (finished)" if seed_run.finished() else "")
+            f"{result.best_score:.1f}, last {last}{beside}" + (" (finished)" if seed_run.finished() else "")
         )
     return 0
 

@@ -114,10 +114,10 @@ def test_the_atari_runs_are_zoo_entries_in_their_game_directories(tmp_path: Path
         assert zoo.entry(r.job.algo, r.job.env_id, None).tuned, r.job.name
     with pytest.raises(ValueError, match="no Atari job"):
         atari.seed_runs(tmp_path, ["ppo_pongg"])
-    # The off-policy runs save their buffer every 10k opt steps; PPO keeps the zoo entry as it is.
+    # The off-policy runs save their buffer every 10k opt steps; PPO's update runs in bf16 on two threads.
     dqn, ppo = runs[1].argv(), runs[0].argv()
     assert dqn[dqn.index("--set") + 1 :] == ["trainer.save_interval=10000", "trainer.checkpoint_buffer=true"]
-    assert "--set" not in ppo
+    assert ppo[ppo.index("--set") + 1 :] == ["agent.update_dtype=bfloat16", "torch_threads=2"]
 
 
 def test_a_run_whose_budget_is_in_opt_steps_is_finished_at_it(tmp_path: Path) -> None:
