@@ -83,7 +83,7 @@ results: $(STAMP)
 # PPO on Hopper, Walker2d, HalfCheetah and Swimmer (v5) at 1M env steps, seeds 0-2, two runs at a time (about
 # 2 hours on 2 cores; stopping and running it again carries every run on), then the table, the rliable
 # aggregate and the figures (docs/images/ppo_<env>.png, ppo_mujoco_aggregate.png) from the run directories.
-# SAC and TD3 on HalfCheetah and Hopper: ALGO=sac (or td3) make results-mujoco (3.5-4 hours a run on a free core).
+# SAC, TD3 and TQC on HalfCheetah and Hopper: ALGO=sac (td3, tqc) make results-mujoco (3.5-4 hours a run on a free core).
 ALGO ?= ppo
 results-mujoco: $(STAMP)
 	$(PY) -m campaigns.mujoco run --algo $(ALGO) --jobs 2
