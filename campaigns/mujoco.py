@@ -27,7 +27,8 @@ import attrs
 from border_py.run.rundir import RunDir
 from campaigns.jobs import Job, jobs
 
-ALGOS = ("ppo", "sac", "td3", "tqc")
+ALGOS = tuple(dict.fromkeys(j.algo for j in jobs("mujoco")))
+"""The algorithms with MuJoCo jobs, in the jobs' order (``--algo``'s choices)."""
 
 
 @attrs.frozen
