@@ -75,6 +75,13 @@ def test_a_stopped_run_is_resumed_and_a_new_one_is_the_zoo_entry(tmp_path: Path)
     assert zoo.max_env_steps == 1_000_000
     assert zoo.eval_interval is not None
     assert zoo.eval_interval * zoo.opt_interval == 51_200  # every 25 rollouts of 2,048 (CleanRL's entry)
+    # TQC's long runs checkpoint five times as often as the zoo entry, keeping the newest three.
+    (tqc,) = seed_runs(tmp_path, "tqc", ["Hopper-v5"], [0])
+    tqc_argv = tqc.argv()
+    assert tqc_argv[tqc_argv.index("--set") + 1 :] == [
+        "trainer.save_interval=10000",
+        "trainer.keep_checkpoints=3",
+    ]
 
 
 def test_normalised_scores_and_their_aggregate() -> None:
