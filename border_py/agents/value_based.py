@@ -338,12 +338,14 @@ class ValueBasedAgent(TorchAgent[ValueParts[N]], Generic[C, N, B]):
         follows every ``target_update_interval``-th. Returns its loss, mean Q and gradient norm."""
         c, net = self.config, self.parts.net
         batch = buffer.batch(c.batch_size).to(self.device)
-        loss, priority, q_mean = self._loss(batch)
-        grad_norm = net.step_with_norm(loss, c.max_grad_norm)
+        bf16 = getattr(c, "update_dtype", "float32") == "bfloat16"  # a config of one's own may not have it
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=bf16):
+            loss, priority, q_mean = self._loss(batch)
+        grad_norm = net.step_with_norm(loss.float(), c.max_grad_norm)
         if update % c.target_update_interval == 0:
             net.update_target(c.tau)
         if batch.weight is not None:
-            buffer.update_priority(batch.ix_sample, priority.detach().cpu().numpy())
+            buffer.update_priority(batch.ix_sample, priority.detach().float().cpu().numpy())
         return float(loss.detach()), float(q_mean), grad_norm
 
     def acting_state(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ pixel task through the whole path (Trainer, FrameStackStepProcessor, FrameReplay
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from border_py.agents import (
     UniformTaus,
 )
 from border_py.base import Spaces
+from border_py.replay_buffer import TransitionBatch
 from border_py.testing.pixels import PixelBanditEnvConfig
 
 
@@ -102,8 +104,13 @@ def test_dqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
 
 
 @pytest.mark.functional
-def test_iqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
+@pytest.mark.parametrize("update_dtype", ["float32", "bfloat16"])
+def test_iqn_with_the_nature_cnn_learns_a_pixel_task(
+    tmp_path: Path, update_dtype: Literal["float32", "bfloat16"]
+) -> None:
+    """In bf16 too: the IQN Pong campaign run's setting."""
     config = IqnConfig(
+        update_dtype=update_dtype,
         encoder=NatureCnnConfig(),
         hidden=(),
         embed_dim=64,
@@ -118,3 +125,73 @@ def test_iqn_with_the_nature_cnn_learns_a_pixel_task(tmp_path: Path) -> None:
     )
     agent = Iqn(config, Spaces(obs_shape=(4, 36, 36), n_actions=2), seed=0)
     assert _train_on_pixels(agent, tmp_path) >= 9.0
+
+
+class _OneBatch:
+    """A replay buffer that hands out one batch and keeps the priorities it is given."""
+
+    def __init__(self, batch: TransitionBatch) -> None:
+        self.the_batch, self.priorities = batch, list[np.ndarray]()
+
+    def batch(self, size: int) -> TransitionBatch:
+        return self.the_batch
+
+    def update_priority(self, indices: np.ndarray, td_errors: np.ndarray) -> None:
+        self.priorities.append(td_errors)
+
+    def __len__(self) -> int:
+        return 1_000
+
+
+_DTYPES: tuple[Literal["float32", "bfloat16"], ...] = ("float32", "bfloat16")
+
+
+def _pixel_agent(algo: str, update_dtype: Literal["float32", "bfloat16"]) -> Dqn | Iqn:
+    spaces = Spaces(obs_shape=(4, 36, 36), n_actions=2)
+    cnn = NatureCnnConfig()
+    if algo == "dqn":
+        return Dqn(DqnConfig(encoder=cnn, hidden=(16,), update_dtype=update_dtype), spaces, seed=0)
+    config = IqnConfig(
+        encoder=cnn, hidden=(), embed_dim=16, n_cos=8, head_hidden=(16,), update_dtype=update_dtype
+    )
+    return Iqn(config, spaces, seed=0)
+
+
+@pytest.mark.parametrize("algo", ["dqn", "iqn"])
+def test_a_bfloat16_update_runs_the_network_in_bf16_and_the_loss_in_float32(algo: str) -> None:
+    """``update_dtype: bfloat16`` computes the loss under autocast: the CNN's outputs come out bf16, the loss
+    and the priorities float32, close to the float32 update's and not equal to it."""
+    rng = np.random.default_rng(3)
+
+    def frames() -> torch.Tensor:
+        return torch.from_numpy(rng.integers(0, 256, (16, 4, 36, 36), dtype=np.uint8))
+
+    batch = TransitionBatch(
+        obs=frames(),
+        act=torch.from_numpy(rng.integers(0, 2, 16)),
+        next_obs=frames(),
+        reward=torch.from_numpy(rng.standard_normal(16).astype(np.float32)),
+        is_terminated=torch.zeros(16),
+        is_truncated=torch.zeros(16),
+        discount=torch.full((16,), 0.99),
+        ix_sample=np.arange(16),
+        weight=torch.ones(16),
+    )
+    seen: dict[str, set[torch.dtype]] = {}
+    losses, priorities = {}, {}
+    for dtype in _DTYPES:
+        agent, buffer = _pixel_agent(algo, dtype), _OneBatch(batch)
+        cnn = next(m for m in agent.parts.net.net.modules() if isinstance(m, NatureCnn))
+        seen[dtype] = set()
+        hook = cnn.register_forward_hook(lambda _m, _i, out, d=dtype: seen[d].add(out.dtype))
+        torch.manual_seed(0)  # IQN's fractions: the same on both sides
+        record = agent.opt(buffer)
+        hook.remove()
+        assert record is not None
+        losses[dtype] = record.get_scalar("train/loss")
+        (priorities[dtype],) = buffer.priorities
+    assert seen == {"float32": {torch.float32}, "bfloat16": {torch.bfloat16}}
+    assert priorities["bfloat16"].dtype == np.float32
+    assert losses["bfloat16"] != losses["float32"]
+    assert losses["bfloat16"] == pytest.approx(losses["float32"], rel=0.02)
+    np.testing.assert_allclose(priorities["bfloat16"], priorities["float32"], rtol=0.05, atol=0.02)

@@ -125,6 +125,8 @@ def test_the_atari_runs_are_zoo_entries_in_their_game_directories(tmp_path: Path
     dqn, ppo = runs[1].argv(), runs[0].argv()
     assert dqn[dqn.index("--set") + 1 :] == ["trainer.save_interval=10000", "trainer.checkpoint_buffer=true"]
     assert ppo[ppo.index("--set") + 1 :] == ["agent.update_dtype=bfloat16", "torch_threads=2"]
+    iqn = runs[3].argv()
+    assert iqn[iqn.index("--set") + 1 :][-1] == "agent.update_dtype=bfloat16"
 
 
 def test_a_run_whose_budget_is_in_opt_steps_is_finished_at_it(tmp_path: Path) -> None:
