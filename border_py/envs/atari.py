@@ -60,8 +60,12 @@ class AtariEnvConfig:
     """Unitless: sticky actions, the chance that the emulator repeats the previous action (0.25 in
     Machado et al.'s protocol; 0 in DQN Zoo's)."""
     episodic_life: bool = False
-    """Terminate the episode when a life is lost (for training). ale-py then restarts the game rather than
-    continuing it with one life fewer (measured with ale-py 0.12 on Breakout)."""
+    """Terminate the episode when a life is lost (for training), the game going on with one life fewer, as
+    SB3's ``EpisodicLifeEnv`` does (ale-py's ``life_loss_info``). ale-py presses FIRE only when a game
+    starts, so after a lost life the agent relaunches the ball itself, as it must in an evaluation's
+    whole games. (ale-py's own ``episodic_life`` restarts the game at each lost life instead, measured with
+    ale-py 0.12 on Breakout: an agent trained so never sees a later life, never learns to relaunch, and
+    stalls in evaluation until the episode's frame limit.)"""
     reward_clipping: bool = True
     """Learn from ``sign(reward)``; the ``env/episode_return`` record keeps the game's own score."""
     full_action_space: bool = False
@@ -107,7 +111,8 @@ def _ale_vector_env(config: AtariEnvConfig, num_envs: int) -> Any:
         noop_max=config.noop_max,
         max_num_frames_per_episode=config.max_episode_frames,
         repeat_action_probability=config.repeat_action_probability,
-        episodic_life=config.episodic_life,
+        episodic_life=False,
+        life_loss_info=config.episodic_life,
         reward_clipping=False,  # clipped by border_py, so that the records keep the game's score
         full_action_space=config.full_action_space,
         autoreset_mode="SameStep",
