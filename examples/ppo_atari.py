@@ -3,12 +3,14 @@ atari extra).
 
     python -m examples.ppo_atari --train                 # 2.5M env steps (10M frames): hours of one core
     python -m examples.ppo_atari --eval
-    python -m examples.ppo_atari --train --set env.env.game=breakout --model-dir runs/ppo/breakout/seed0
+    python -m examples.ppo_atari --train --model-dir runs/ppo/breakout/seed0 --set env.env.game=breakout \
+        env.env.episodic_life=true env.env.fire_after_life_loss=true   # the zoo's Breakout entry
 
 The same run as ``border-py train ppo --env ALE/Pong-v5``: DeepMind's preprocessing (ale-py's vector env: 8
 games stepping together, 4 stacked 84x84 frames, 30 no-op starts, rewards clipped), rollouts of 128 steps
 of the 8 games (1,024 transitions, one opt step each), 4 epochs of minibatches of 256, the learning rate
-(2.5e-4) and the clip range (0.1) both falling linearly to 0 over the budget, entropy bonus 0.01; SB3's
+(2.5e-4) and the clip range (0.1) both falling linearly over RL Zoo's 10M agent steps (so at 75% of their
+start when the budget ends), entropy bonus 0.01; SB3's
 CnnPolicy: the Nature CNN and one 512-unit ReLU layer, shared by the policy and the value.
 """
 

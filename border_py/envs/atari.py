@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from border_py.base.step import Step
 from border_py.config import episode_limit
+from border_py.envs.atari_fire import FireAfterLifeLoss
 from border_py.envs.checks import checked_action
 from border_py.envs.episode_start import checked_rng_state, checked_start
 from border_py.envs.gymnasium import Act, SpaceInfo
@@ -61,11 +62,15 @@ class AtariEnvConfig:
     Machado et al.'s protocol; 0 in DQN Zoo's)."""
     episodic_life: bool = False
     """Terminate the episode when a life is lost (for training), the game going on with one life fewer, as
-    SB3's ``EpisodicLifeEnv`` does (ale-py's ``life_loss_info``). ale-py presses FIRE only when a game
-    starts, so after a lost life the agent relaunches the ball itself, as it must in an evaluation's
-    whole games. (ale-py's own ``episodic_life`` restarts the game at each lost life instead, measured with
-    ale-py 0.12 on Breakout: an agent trained so never sees a later life, never learns to relaunch, and
-    stalls in evaluation until the episode's frame limit.)"""
+    SB3's ``EpisodicLifeEnv`` does (ale-py's ``life_loss_info``); ``fire_after_life_loss`` relaunches the
+    ball after it, else the agent must. (ale-py's own ``episodic_life`` restarts the game at each lost
+    life instead, measured with ale-py 0.12 on Breakout: an agent trained so never sees a later life,
+    never learns to relaunch, and stalls in evaluation until the episode's frame limit.)"""
+    fire_after_life_loss: bool = False
+    """After a lost life, the game's next action is FIRE whatever the agent chose (in games with FIRE), as
+    SB3's ``FireResetEnv`` under its ``EpisodicLifeEnv`` and CleanRL's Atari scripts do; ale-py presses FIRE
+    when a game starts either way. It holds in evaluation too (it is the env's dynamics); ``False``: the
+    agent relaunches the ball itself (Dopamine's and Machado et al.'s protocol)."""
     reward_clipping: bool = True
     """Learn from ``sign(reward)``; the ``env/episode_return`` record keeps the game's own score."""
     full_action_space: bool = False
@@ -138,6 +143,7 @@ class AtariEnv(SpaceInfo):
         self.seed = seed
         self.name = f"atari:{config.game}"
         self.env: Any = _ale_vector_env(config, 1)
+        self._fire = FireAfterLifeLoss(self.env, 1, config.fire_after_life_loss)
         self.action_space: gym.Space[Any] = self.env.single_action_space
         self.observation_space: gym.Space[Any] = self.env.single_observation_space
         self.action_space.seed(seed)
@@ -164,7 +170,8 @@ class AtariEnv(SpaceInfo):
         return self._obs(obs)
 
     def _reset(self, seed: int | None) -> Frames:
-        obs, _ = self.env.reset(seed=seed)
+        obs, info = self.env.reset(seed=seed)
+        self._fire.start(info)
         return self._start(obs, seed)
 
     def reset(self) -> Frames:
@@ -187,7 +194,8 @@ class AtariEnv(SpaceInfo):
             ValueError: ``act`` is not one of the game's actions.
         """
         a = checked_action(self.action_space, act, self.name, clip=False)
-        obs, rewards, terminated, truncated, info = self.env.step(np.array([a]))
+        obs, rewards, terminated, truncated, info = self.env.step(self._fire.actions(np.array([a])))
+        self._fire.observe(info)
         self._env_steps += 1
         reward = float(rewards[0])
         self._episode_return += reward
@@ -282,6 +290,7 @@ class AtariVecEnv:
         self.seed = seed
         self.name = f"atari:{config.env.game} x{config.num_envs}"
         self.env: Any = _ale_vector_env(config.env, config.num_envs)
+        self._fire = FireAfterLifeLoss(self.env, config.num_envs, config.env.fire_after_life_loss)
         self.action_space: gym.Space[Any] = self.env.single_action_space
         self.action_space.seed(seed)
         n = config.num_envs
@@ -295,7 +304,8 @@ class AtariVecEnv:
 
     def reset(self) -> list[Frames]:
         """Starts a game in every sub-env (seeded with the build seed)."""
-        obs, _ = self.env.reset(seed=self.seed)
+        obs, info = self.env.reset(seed=self.seed)
+        self._fire.start(info)
         self._returns[:], self._lengths[:] = 0.0, 0
         return list(obs)
 
@@ -311,7 +321,8 @@ class AtariVecEnv:
             checked_action(self.action_space, a, f"{self.name} sub-env {i}", False)
             for i, a in enumerate(acts)
         ]
-        obs, rewards, terminated, truncated, info = self.env.step(np.array(checked))
+        obs, rewards, terminated, truncated, info = self.env.step(self._fire.actions(np.array(checked)))
+        self._fire.observe(info)
         self._returns += rewards
         self._lengths += 1
         clipped = np.sign(rewards) if self.config.env.reward_clipping else rewards

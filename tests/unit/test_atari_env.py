@@ -1,21 +1,26 @@
-"""Atari's episodic life: a lost life ends a training episode and the game goes on, as in SB3's
-``EpisodicLifeEnv``; an evaluation plays whole games."""
+"""Atari's lives: a lost life ends a training episode and the game goes on, as in SB3's ``EpisodicLifeEnv``;
+FIRE relaunches the ball after it where the config says so, as SB3's ``FireResetEnv`` does; an evaluation
+plays whole games."""
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
-from border_py.envs import AtariEnvConfig
+from border_py.envs import AtariEnvConfig, AtariVecEnvConfig
 
 
-def _episode_starts(config: AtariEnvConfig, n_steps: int) -> list[bool]:
-    """For each episode end within ``n_steps`` of seeded random play (the same actions for every config):
+def _episode_starts(config: AtariEnvConfig, n_steps: int, never_fire: bool = False) -> list[bool]:
+    """For each episode end within ``n_steps`` of seeded random play (the same actions for every config;
+    ``never_fire``: only LEFT and RIGHT, in turns of 7 steps):
     whether the next episode's first observation carries the game's earlier frames (the game goes on)
     rather than a new game's blank ones."""
     env = config.build(seed=0)
     first = env.reset()
     assert not first[:3].any()  # a new game's frame stack starts with blank frames
     actions = np.random.default_rng(0).integers(0, 4, n_steps)
+    if never_fire:
+        actions = np.where(np.arange(n_steps) // 7 % 2 == 0, 2, 3)
     goes_on = []
     for act in actions:
         step, _ = env.step(np.asarray(act))
@@ -41,3 +46,29 @@ def test_an_evaluation_plays_whole_games() -> None:
     goes_on = _episode_starts(config, 1_500)
     assert goes_on
     assert not any(goes_on)
+
+
+def test_without_fire_after_a_lost_life_the_ball_waits_for_the_agent() -> None:
+    """An agent that never presses FIRE: ale-py launches the first ball of a game itself, and after the
+    first lost life nothing happens any more; with ``fire_after_life_loss`` every life is played."""
+    config = AtariEnvConfig(game="breakout", episodic_life=True)
+    assert _episode_starts(config, 800, never_fire=True) == [True]
+    fired = attrs.evolve(config, fire_after_life_loss=True)
+    goes_on = _episode_starts(fired, 800, never_fire=True)
+    assert goes_on[:5] == [True, True, True, True, False]
+    assert _episode_starts(fired.evaluation(), 800, never_fire=True)[:1] == [False]
+
+
+def test_fire_after_a_lost_life_in_the_vector_env_serves_each_game() -> None:
+    """Two games, the agent never pressing FIRE: with the option each game plays through all its lives to
+    a game over; without it none does."""
+    for fire, expected in ((True, True), (False, False)):
+        game = AtariEnvConfig(game="breakout", fire_after_life_loss=fire)
+        env = AtariVecEnvConfig(env=game, num_envs=2).build(seed=0)
+        env.reset()
+        game_over = np.zeros(2, np.bool_)
+        for t in range(600):
+            steps, _ = env.step([np.asarray(2 if (t // 7 + i) % 2 else 3) for i in range(2)])
+            game_over |= [s.is_terminated for s in steps]
+        env.close()
+        assert game_over.tolist() == [expected] * 2, fire
