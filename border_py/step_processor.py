@@ -261,7 +261,9 @@ class FrameStackStepProcessor:
         if obs[:-1].any():
             raise ValueError(
                 f"{type(self).__name__}: an episode's first observation must hold zeros before its newest "
-                "frame (the frame replay buffer rebuilds stacks that way); this env pads its stacks otherwise"
+                "frame (the frame replay buffer rebuilds stacks that way); this env pads its stacks "
+                "otherwise (an Atari game with episodic_life carries its frames into the episode after a "
+                "lost life)"
             )
         return obs
 

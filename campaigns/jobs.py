@@ -142,7 +142,7 @@ ATARI = (
         published=Published("PongNoFrameskip-v4", 20.602, 0.613), changes=_OFF_POLICY_ATARI),
     Job("ppo_breakout", "atari", "ppo", "ALE/Breakout-v5", seeds=(0,),
         published=Published("BreakoutNoFrameskip-v4", 398.033, 33.328), changes=_PPO_ATARI),
-    # IQN's update (64 x 64 quantile pairs over a batch of 32) costs about 2.7 DQN's: in bf16 it halves
+    # IQN's update (64 x 64 quantile pairs over a batch of 32) costs about three of DQN's: bf16 halves it
     # (benchmarks/value_bf16.py). DQN stays float32, the setting of `make test-atari`'s target.
     Job("iqn_pong", "atari", "iqn", "ALE/Pong-v5", seeds=(0,), threshold=0.0,
         changes=(*_OFF_POLICY_ATARI, "agent.update_dtype=bfloat16")),

@@ -64,8 +64,9 @@ class DeepQConfig:
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
     update_dtype: Literal["float32", "bfloat16"] = "float32"
     """``bfloat16``: each update's loss is computed under ``torch.autocast`` in bfloat16, so the network's
-    matmuls and convolutions run in bf16 and its outputs come out rounded to it; the TD targets and the
-    loss past them, the weights, the gradients and Adam stay float32. On a CPU with AVX-512-BF16 it makes
+    matmuls and convolutions run in bf16 and its outputs come out rounded to it (double DQN's argmax
+    included); the TD targets and the loss are computed from those outputs in float32, and the weights,
+    the gradients and Adam stay float32. On a CPU with AVX-512-BF16 it makes
     the Nature CNN's update of a batch of 32 1.5-1.9x faster for DQN, 2.0-2.4x for IQN
     (`benchmarks/value_bf16.py`); it changes the numbers, so a run's results hold for the setting it ran
     with. Acting and evaluation stay float32."""

@@ -38,7 +38,8 @@ class AtariEnvConfig:
 
     Each env step repeats the action for ``frame_skip`` frames and max-pools the last two, converts to
     84x84 grayscale and stacks the last ``stack`` of those; an episode starts with up to ``noop_max`` no-op
-    steps. Frames before an episode's first observation are zeros.
+    steps. Frames before a game's first observation are zeros; an episode that ``episodic_life`` starts
+    after a lost life carries the game's frames on.
 
     Examples:
         >>> AtariEnvConfig(game="breakout").evaluation().reward_clipping
@@ -209,7 +210,8 @@ class AtariEnv(SpaceInfo):
                 {"env/episode_return": self._episode_return, "env/episode_length": self._episode_length}
             )
             init_obs = self._start(obs, None)
-            obs = info["final_obs"]
+            # ale-py's final_obs of a game that goes on after a lost life is stale: its stack is obs itself.
+            obs = obs if self._fire.lost[0] else info["final_obs"]
         step = Step(
             act=act,
             obs=self._obs(obs),
@@ -342,7 +344,7 @@ class AtariVecEnv:
             steps.append(
                 Step(
                     act=acts[i],
-                    obs=info["final_obs"][i] if done else obs[i],
+                    obs=info["final_obs"][i] if done and not self._fire.lost[i] else obs[i],
                     reward=float(clipped[i]),
                     is_terminated=bool(terminated[i]),
                     is_truncated=bool(truncated[i]),

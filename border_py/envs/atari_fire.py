@@ -1,4 +1,5 @@
-"""``FireAfterLifeLoss``: FIRE as a game's next action after it loses a life, for ``AtariEnvConfig``'s
+"""``FireAfterLifeLoss``: which games lost a life at the last step (their episode ends under
+``episodic_life`` while the game goes on), and FIRE as such a game's next action for ``AtariEnvConfig``'s
 ``fire_after_life_loss`` (the part of SB3's ``FireResetEnv`` that acts inside a game; ale-py already
 presses FIRE when a game starts)."""
 
@@ -32,11 +33,14 @@ class FireAfterLifeLoss:
         actions = list(env.ale.get_action_set())
         self.fire = actions.index(Action.FIRE) if enabled and Action.FIRE in actions else None
         self.lives = np.zeros(n, np.int64)
+        self.lost = np.zeros(n, np.bool_)
+        """The games that lost a life at the last step and go on (ale-py did not reset them)."""
         self.pending = np.zeros(n, np.bool_)
 
     def start(self, info: Mapping[str, Any]) -> None:
         """New games in every sub-env (``info`` of ale-py's reset): nothing pending."""
         self.lives = np.asarray(info["lives"], np.int64).copy()
+        self.lost[:] = False
         self.pending[:] = False
 
     def actions(self, acts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -51,5 +55,6 @@ class FireAfterLifeLoss:
         """After a step (``info`` of ale-py's step): a game with fewer lives than before lost one and goes
         on; a game over resets to a new game with its full lives, which is not a loss."""
         lives = np.asarray(info["lives"], np.int64)
-        self.pending = lives < self.lives
+        self.lost = lives < self.lives
+        self.pending = self.lost & (self.fire is not None)
         self.lives = lives.copy()

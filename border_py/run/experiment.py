@@ -134,6 +134,7 @@ class Experiment(Generic[O, A, I, B]):
 
     def __attrs_post_init__(self) -> None:
         check_pairing(self.step_processor, self.replay_buffer)
+        _refuse_frame_replay_across_lives(self.env, self.step_processor)
 
     @property
     def algo(self) -> str:
@@ -153,6 +154,27 @@ class Experiment(Generic[O, A, I, B]):
         """What an asynchronous actor builds its acting copy with, from its seed: the agent config itself
         (it pickles to the actor processes; no second hand-written function)."""
         return functools.partial(_build_actor, self.agent, spaces)
+
+
+def _refuse_frame_replay_across_lives(env: object, step_processor: object) -> None:
+    """An Atari env whose episodes end at a lost life (``episodic_life``) starts the next one mid-game, its
+    frame stack full of the game's frames: the frame replay buffer rebuilds every episode's first stack
+    with zeros, so the pair is refused before the run starts rather than at the first lost life.
+
+    Raises:
+        ValueError: naming the field.
+    """
+    from border_py.envs.atari import AtariEnvConfig, AtariVecEnvConfig
+    from border_py.step_processor import FrameStackStepProcessorConfig
+
+    game, field = (env.env, "env.env") if isinstance(env, AtariVecEnvConfig) else (env, "env")
+    across_lives = isinstance(game, AtariEnvConfig) and game.episodic_life
+    if across_lives and isinstance(step_processor, FrameStackStepProcessorConfig):
+        raise ValueError(
+            f"{field}.episodic_life: true ends an episode at each lost life with the game going on, "
+            "which the frame replay buffer (step_processor: frame_stack) cannot rebuild; train with "
+            "episodic_life: false, or with a rollout buffer (PPO, A2C)"
+        )
 
 
 def _build_actor(agent: AgentBuilder[Any], spaces: Spaces, seed: int) -> Any:

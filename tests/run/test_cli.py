@@ -88,6 +88,18 @@ def test_train_from_the_zoo_into_the_default_model_dir_then_eval_and_resume(
         (["train", "dqn", "--env", "os:system"], "os has no function 'system' returning an env config"),
         (["train", "dqn", "--env", "json:dumps"], "dumps must take no arguments (it returns an env config)"),
         (["train", "dqn", "--env", "platform:system"], "system() returned a str, not an env config"),
+        # Ran until the first lost life, then the frame step processor refused a stack it cannot rebuild.
+        (
+            [
+                "train",
+                "dqn",
+                "--env",
+                "ALE/Pong-v5",
+                "--set",
+                "env.env={game: breakout, episodic_life: true}",
+            ],
+            "env.env.episodic_life: true ends an episode at each lost life",
+        ),
         (["eval", "--model-dir", "nowhere"], "config.yaml not found"),
         (["resume", "--model-dir", "nowhere"], "holds no run started by border-py; check --model-dir"),
     ],

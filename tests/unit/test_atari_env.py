@@ -72,3 +72,38 @@ def test_fire_after_a_lost_life_in_the_vector_env_serves_each_game() -> None:
             game_over |= [s.is_terminated for s in steps]
         env.close()
         assert game_over.tolist() == [expected] * 2, fire
+
+
+def test_a_lost_lifes_last_observation_is_the_game_shifted_by_one_frame() -> None:
+    """At a lost life the game goes on, so the episode's last observation is the previous one shifted by one
+    frame (ale-py's ``final_obs`` is stale there), and the next episode starts from that same stack."""
+    env = AtariEnvConfig(game="breakout", episodic_life=True).build(seed=0)
+    prev = env.reset()
+    ends = 0
+    for act in np.random.default_rng(1).integers(0, 4, 400):
+        step, _ = env.step(np.asarray(act))
+        assert np.array_equal(step.obs[:-1], prev[1:])
+        if step.is_done:
+            ends += 1
+            assert step.init_obs is not None
+            prev = step.init_obs
+        else:
+            prev = step.obs
+    env.close()
+    assert ends >= 4
+
+
+def test_in_the_vector_env_too() -> None:
+    """The same in ale-py's vector env of two games: each game's stacks shift by one frame across its lost
+    lives."""
+    env = AtariVecEnvConfig(env=AtariEnvConfig(game="breakout", episodic_life=True), num_envs=2).build(seed=0)
+    prev = env.reset()
+    ends = 0
+    for acts in np.random.default_rng(1).integers(0, 4, (300, 2)):
+        steps, _ = env.step([np.asarray(a) for a in acts])
+        for i, step in enumerate(steps):
+            assert np.array_equal(step.obs[:-1], prev[i][1:]), i
+            ends += step.is_done
+            prev[i] = step.init_obs if step.init_obs is not None else step.obs
+    env.close()
+    assert ends >= 4
