@@ -62,7 +62,9 @@ class DeepQConfig:
     (flattened) observation itself."""
     device: str = attrs.field(default="cpu", validator=device_name)
     """Torch device of the networks (``cpu``, ``cuda``, ``cuda:1``); building the agent checks it exists."""
-    update_dtype: Literal["float32", "bfloat16"] = "float32"
+    update_dtype: Literal["float32", "bfloat16"] = attrs.field(
+        default="float32", validator=attrs.validators.in_(("float32", "bfloat16"))
+    )
     """``bfloat16``: each update's loss is computed under ``torch.autocast`` in bfloat16, so the network's
     matmuls and convolutions run in bf16 and its outputs come out rounded to it (double DQN's argmax
     included); the TD targets and the loss are computed from those outputs in float32, and the weights,

@@ -26,6 +26,9 @@ from border_py.agents import (
     IqnConfig,
     NatureCnn,
     NatureCnnConfig,
+    PpoConfig,
+    QrDqn,
+    QrDqnConfig,
     UniformTaus,
 )
 from border_py.base import Spaces
@@ -146,18 +149,21 @@ class _OneBatch:
 _DTYPES: tuple[Literal["float32", "bfloat16"], ...] = ("float32", "bfloat16")
 
 
-def _pixel_agent(algo: str, update_dtype: Literal["float32", "bfloat16"]) -> Dqn | Iqn:
+def _pixel_agent(algo: str, update_dtype: Literal["float32", "bfloat16"]) -> Dqn | QrDqn | Iqn:
     spaces = Spaces(obs_shape=(4, 36, 36), n_actions=2)
     cnn = NatureCnnConfig()
     if algo == "dqn":
         return Dqn(DqnConfig(encoder=cnn, hidden=(16,), update_dtype=update_dtype), spaces, seed=0)
+    if algo == "qrdqn":
+        quantiles = QrDqnConfig(encoder=cnn, hidden=(16,), n_quantiles=8, update_dtype=update_dtype)
+        return QrDqn(quantiles, spaces, seed=0)
     config = IqnConfig(
         encoder=cnn, hidden=(), embed_dim=16, n_cos=8, head_hidden=(16,), update_dtype=update_dtype
     )
     return Iqn(config, spaces, seed=0)
 
 
-@pytest.mark.parametrize("algo", ["dqn", "iqn"])
+@pytest.mark.parametrize("algo", ["dqn", "qrdqn", "iqn"])
 def test_a_bfloat16_update_runs_the_network_in_bf16_and_the_loss_in_float32(algo: str) -> None:
     """``update_dtype: bfloat16`` computes the loss under autocast: the CNN's outputs come out bf16, the loss
     and the priorities float32, close to the float32 update's and not equal to it."""
@@ -195,3 +201,11 @@ def test_a_bfloat16_update_runs_the_network_in_bf16_and_the_loss_in_float32(algo
     assert losses["bfloat16"] != losses["float32"]
     assert losses["bfloat16"] == pytest.approx(losses["float32"], rel=0.02)
     np.testing.assert_allclose(priorities["bfloat16"], priorities["float32"], rtol=0.05, atol=0.02)
+
+
+def test_an_update_dtype_of_neither_kind_is_refused_naming_it() -> None:
+    """A typo in Python (no type checker) would otherwise train in float32 without a word."""
+    with pytest.raises(ValueError, match="'update_dtype' must be in"):
+        DqnConfig(update_dtype="bf16")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'update_dtype' must be in"):
+        PpoConfig(update_dtype="half")  # type: ignore[arg-type]

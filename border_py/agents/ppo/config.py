@@ -41,7 +41,9 @@ class PpoConfig(OnPolicyConfig):
     """Stop an update's epochs once a minibatch's approximate KL exceeds 1.5 times this; ``None``: never."""
     adam_eps: float = attrs.field(default=1e-5, validator=positive_finite)
     """Adam's epsilon."""
-    update_dtype: Literal["float32", "bfloat16"] = "float32"
+    update_dtype: Literal["float32", "bfloat16"] = attrs.field(
+        default="float32", validator=attrs.validators.in_(("float32", "bfloat16"))
+    )
     """``bfloat16``: each minibatch's forward pass runs under ``torch.autocast`` in bfloat16 (matmuls and
     convolutions; the weights, the losses, the gradients and Adam stay float32). On a CPU with AVX-512-BF16
     it halves the Nature CNN's update (``benchmarks/RESULTS.md``, PPO on Pong pixels); it changes the
