@@ -26,7 +26,7 @@ from border_py.replay_buffer import TransitionBatch
 from border_py.run import zoo
 
 _DTYPES: tuple[Literal["float32", "bfloat16"], ...] = ("float32", "bfloat16")
-BATCH, UPDATES_PER_ROUND, BUDGET_UPDATES = 32, 10, 500_000
+UPDATES_PER_ROUND, BUDGET_UPDATES = 10, 500_000
 
 
 class _RandomFrames:

@@ -35,20 +35,18 @@ class FireAfterLifeLoss:
         self.lives = np.zeros(n, np.int64)
         self.lost = np.zeros(n, np.bool_)
         """The games that lost a life at the last step and go on (ale-py did not reset them)."""
-        self.pending = np.zeros(n, np.bool_)
 
     def start(self, info: Mapping[str, Any]) -> None:
         """New games in every sub-env (``info`` of ale-py's reset): nothing pending."""
         self.lives = np.asarray(info["lives"], np.int64).copy()
         self.lost[:] = False
-        self.pending[:] = False
 
     def actions(self, acts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The actions to step: FIRE for each game that lost a life at the previous step."""
-        if self.fire is None or not self.pending.any():
+        if self.fire is None or not self.lost.any():
             return acts
         out = acts.copy()
-        out[self.pending] = self.fire
+        out[self.lost] = self.fire
         return out
 
     def observe(self, info: Mapping[str, Any]) -> None:
@@ -56,5 +54,4 @@ class FireAfterLifeLoss:
         on; a game over resets to a new game with its full lives, which is not a loss."""
         lives = np.asarray(info["lives"], np.int64)
         self.lost = lives < self.lives
-        self.pending = self.lost & (self.fire is not None)
         self.lives = lives.copy()

@@ -164,12 +164,14 @@ def _refuse_frame_replay_across_lives(env: object, step_processor: object) -> No
     Raises:
         ValueError: naming the field.
     """
-    from border_py.envs.atari import AtariEnvConfig, AtariVecEnvConfig
     from border_py.step_processor import FrameStackStepProcessorConfig
 
+    if not isinstance(step_processor, FrameStackStepProcessorConfig):
+        return
+    from border_py.envs.atari import AtariEnvConfig, AtariVecEnvConfig
+
     game, field = (env.env, "env.env") if isinstance(env, AtariVecEnvConfig) else (env, "env")
-    across_lives = isinstance(game, AtariEnvConfig) and game.episodic_life
-    if across_lives and isinstance(step_processor, FrameStackStepProcessorConfig):
+    if isinstance(game, AtariEnvConfig) and game.episodic_life:
         raise ValueError(
             f"{field}.episodic_life: true ends an episode at each lost life with the game going on, "
             "which the frame replay buffer (step_processor: frame_stack) cannot rebuild; train with "
